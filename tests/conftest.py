@@ -1,0 +1,32 @@
+"""Suite-wide safety: no test sees the developer's keys, home or skills."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+_SCRUB = (
+    "LLM_VENDOR", "LLM_MODEL", "LLM_PROVIDER_CONFIG", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+    "MISTRAL_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
+    "AZURE_OPENAI_ENDPOINT", "BIRDIE_SKILLS_DIR", "BIRDIE_OFFLINE_TPS", "OPENAI_BASE_URL",
+    "OLLAMA_BASE_URL", "BIRDIE_SETTINGS_FILE",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("birdie-home")
+    for name in _SCRUB:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BIRDIE_HOME", str(home))
+    monkeypatch.setenv("USER", "tester")
+    return home
+
+
+def clean_env(home) -> dict[str, str]:
+    """An environment for subprocesses: this one, scrubbed, pointing at `home`."""
+    env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
+    env["BIRDIE_HOME"] = str(home)
+    env["USER"] = "tester"
+    return env
