@@ -1,0 +1,38 @@
+"""On-disk state of birdie-tui under BIRDIE_HOME, compatible with Birdie 0.1.5's layout.
+
+Owns paths, atomic JSON I/O, session metadata, long-term memory and settings. It imports neither
+textual nor langgraph; checkpoint rows are only ever deleted here, with plain sqlite3.
+"""
+
+from .jsonio import move_aside, read_json, write_json_atomic
+from .memory import MemoryEntry, MemoryStore
+from .paths import (
+    BirdiePaths,
+    InvalidName,
+    default_user,
+    ensure_dir,
+    validate_session_id,
+    validate_user,
+)
+from .sessions import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
+from .settings import Settings, load_settings, save_settings
+
+__all__ = [
+    "TOKEN_LOG_LIMIT",
+    "BirdiePaths",
+    "InvalidName",
+    "MemoryEntry",
+    "MemoryStore",
+    "SessionMeta",
+    "SessionStore",
+    "Settings",
+    "default_user",
+    "ensure_dir",
+    "load_settings",
+    "move_aside",
+    "read_json",
+    "save_settings",
+    "validate_session_id",
+    "validate_user",
+    "write_json_atomic",
+]

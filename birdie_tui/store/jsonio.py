@@ -1,0 +1,98 @@
+"""Atomic JSON writes and forgiving JSON reads: a corrupt file is moved aside, never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FILE_MODE", "move_aside", "read_json", "write_json_atomic"]
+
+FILE_MODE = 0o600
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` via a temp file in the same dir, fsync and os.replace."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some filesystems refuse fsync on directories
+        pass
+    finally:
+        os.close(fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` to ``<name>.corrupt-<YYYYmmddTHHMMSS>`` (suffixed -2, -3... if taken)."""
+    path = Path(path)
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 2
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    os.replace(path, target)
+    return target
+
+
+def read_json(
+    path: Path,
+    *,
+    on_corrupt: Callable[[str], None],
+    expect: type | tuple[type, ...] = dict,
+    label: str = "file",
+) -> Any | None:
+    """Parse ``path``; missing → None; unreadable/invalid/not ``expect`` → moved aside, warned, None."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        on_corrupt(f"{label} {path.name} is a directory, not a file; ignoring it")
+        return None
+    except OSError as exc:
+        problem = f"could not be read ({exc.strerror or exc})"
+    else:
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problem = f"was corrupt ({exc.__class__.__name__}: {exc})"
+        else:
+            if isinstance(data, expect):
+                return data
+            problem = f"was corrupt (top level is {type(data).__name__}, expected an object)"
+    try:
+        target = move_aside(path)
+    except OSError as exc:
+        on_corrupt(f"{label} {path.name} {problem} and could not be moved aside ({exc}); ignoring it")
+        return None
+    on_corrupt(f"{label} {path.name} {problem} and was moved to {target.name}; starting fresh")
+    return None

@@ -1,0 +1,320 @@
+"""Session metadata files (``sessions/<user>/<YYYY-MM-DD_N>.json``): ids, load/save, listing, delete.
+
+History itself lives in ``checkpoints.db`` (LangGraph, thread_id = session id); this module only
+touches that database to drop a deleted session's rows, with plain sqlite3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .jsonio import FILE_MODE, read_json, write_json_atomic
+from .paths import BirdiePaths, validate_user
+
+__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta", "SessionStore"]
+
+TOKEN_LOG_LIMIT = 200
+_SESSION_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d+)\.json$")
+# A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
+_IN_FLIGHT_SECONDS = 30.0
+_KNOWN_KEYS = (
+    "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
+    "title", "input_tokens", "output_tokens", "token_log",
+)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value.is_integer():
+        return max(int(value), 0)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def _as_str_list(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str)]
+
+
+def _as_token_log(value: Any) -> list[dict[str, int]]:
+    if not isinstance(value, list):
+        return []
+    log = [
+        {"input": _as_int(e.get("input")), "output": _as_int(e.get("output"))}
+        for e in value
+        if isinstance(e, dict)
+    ]
+    return log[-TOKEN_LOG_LIMIT:]
+
+
+def _sort_key(session_id: str) -> tuple[str, int]:
+    day, _, n = session_id.rpartition("_")
+    return (day, int(n) if n.isdigit() else 0)
+
+
+@dataclass
+class SessionMeta:
+    """One session's metadata: Birdie 0.1.5's keys, our title/token keys, and unknown keys in ``extra``."""
+
+    id: str
+    user_id: str
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+    turns: int = 0
+    enabled_skills: list[str] = field(default_factory=list)
+    disabled_skills: list[str] = field(default_factory=list)
+    title: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    token_log: list[dict[str, int]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "user_id": self.user_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "turns": self.turns,
+            "enabled_skills": list(self.enabled_skills),
+            "disabled_skills": list(self.disabled_skills),
+        }
+        data.update({k: v for k, v in self.extra.items() if k not in _KNOWN_KEYS})
+        data["title"] = self.title
+        data["input_tokens"] = self.input_tokens
+        data["output_tokens"] = self.output_tokens
+        data["token_log"] = [dict(e) for e in self.token_log[-TOKEN_LOG_LIMIT:]]
+        return data
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], *, id: str | None = None, user_id: str | None = None
+    ) -> SessionMeta:
+        """Build from a parsed file; missing or mistyped keys get defaults, unknown keys go to extra.
+
+        ``id``/``user_id`` (from the file's name and folder) win over the values inside the file.
+        """
+        created = data.get("created_at")
+        created = created if isinstance(created, str) and created else _now()
+        updated = data.get("updated_at")
+        title = data.get("title")
+        file_id = data.get("id") if isinstance(data.get("id"), str) else ""
+        file_user = data.get("user_id") if isinstance(data.get("user_id"), str) else ""
+        return cls(
+            id=id or file_id,
+            user_id=user_id or file_user,
+            created_at=created,
+            updated_at=updated if isinstance(updated, str) and updated else created,
+            turns=_as_int(data.get("turns")),
+            enabled_skills=_as_str_list(data.get("enabled_skills")),
+            disabled_skills=_as_str_list(data.get("disabled_skills")),
+            title=title if isinstance(title, str) and title.strip() else None,
+            input_tokens=_as_int(data.get("input_tokens")),
+            output_tokens=_as_int(data.get("output_tokens")),
+            token_log=_as_token_log(data.get("token_log")),
+            extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
+        )
+
+
+class SessionStore:
+    """The session files of one user. Problems found while reading are appended to ``warnings``."""
+
+    def __init__(self, paths: BirdiePaths, user: str) -> None:
+        self.paths = paths
+        self.user = validate_user(user)
+        self.warnings: list[str] = []
+
+    @property
+    def user_dir(self) -> Path:
+        return self.paths.user_dir(self.user)
+
+    # -- ids -----------------------------------------------------------------------------------
+
+    def _taken_numbers(self, day: str) -> set[int]:
+        """N values already used on ``day``: session files, moved-aside files, checkpoint threads."""
+        taken: set[int] = set()
+        name_re = re.compile(rf"^{re.escape(day)}_(\d+)\.json(?:\.corrupt-.*)?$")
+        try:
+            names = os.listdir(self.user_dir)
+        except FileNotFoundError:
+            names = []
+        for name in names:
+            m = name_re.match(name)
+            if m:
+                taken.add(int(m.group(1)))
+        taken.update(self._checkpoint_numbers(day))
+        return taken
+
+    def _checkpoint_numbers(self, day: str) -> set[int]:
+        # A thread left in checkpoints.db without its JSON must not be handed to a new session.
+        db = self.paths.checkpoints_db(self.user)
+        if not db.exists():
+            return set()
+        try:
+            conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=1)
+            try:
+                rows = conn.execute(
+                    "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id LIKE ?",
+                    (f"{day}_%",),
+                ).fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return set()
+        out = set()
+        for (thread_id,) in rows:
+            _, _, n = str(thread_id).rpartition("_")
+            if n.isdigit() and str(thread_id) == f"{day}_{n}":
+                out.add(int(n))
+        return out
+
+    def create(self, today: date | None = None) -> SessionMeta:
+        """Allocate ``YYYY-MM-DD_N`` (N = highest taken + 1) by exclusively creating its JSON file."""
+        day = (today or date.today()).isoformat()
+        self.paths.ensure_user_dir(self.user)
+        n = max(self._taken_numbers(day), default=0) + 1
+        while True:
+            sid = f"{day}_{n}"
+            path = self.paths.session_file(self.user, sid)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except FileExistsError:
+                n += 1
+                continue
+            now = _now()
+            meta = SessionMeta(id=sid, user_id=self.user, created_at=now, updated_at=now)
+            payload = (json.dumps(meta.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
+            try:
+                os.write(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            return meta
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def exists(self, session_id: str) -> bool:
+        return self.paths.session_file(self.user, session_id).is_file()
+
+    def load(self, session_id: str) -> SessionMeta | None:
+        """The session's metadata; None if missing, still being created, or corrupt (moved aside)."""
+        path = self.paths.session_file(self.user, session_id)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        if st.st_size == 0 and time.time() - st.st_mtime < _IN_FLIGHT_SECONDS:
+            return None
+        data = read_json(path, on_corrupt=self.warnings.append, label="session file")
+        if data is None:
+            return None
+        return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+
+    def _ids_newest_first(self) -> list[str]:
+        try:
+            names = os.listdir(self.user_dir)
+        except FileNotFoundError:
+            return []
+        ids = [name[: -len(".json")] for name in names if _SESSION_FILE_RE.match(name)]
+        return sorted(ids, key=_sort_key, reverse=True)
+
+    def list(self) -> list[SessionMeta]:
+        """All readable sessions, newest first (by date, then N numerically)."""
+        metas = []
+        for sid in self._ids_newest_first():
+            meta = self.load(sid)
+            if meta is not None:
+                metas.append(meta)
+        return metas
+
+    def latest(self) -> SessionMeta | None:
+        for sid in self._ids_newest_first():
+            meta = self.load(sid)
+            if meta is not None:
+                return meta
+        return None
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save(self, meta: SessionMeta) -> None:
+        """Write ``meta`` atomically, stamping ``updated_at``."""
+        path = self.paths.session_file(self.user, meta.id)
+        self.paths.ensure_user_dir(self.user)
+        meta.user_id = meta.user_id or self.user
+        meta.updated_at = _now()
+        write_json_atomic(path, meta.to_dict())
+
+    def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int) -> SessionMeta:
+        """Count one finished turn and its token usage, then save."""
+        inp, out = _as_int(input_tokens), _as_int(output_tokens)
+        meta.turns += 1
+        meta.input_tokens += inp
+        meta.output_tokens += out
+        meta.token_log.append({"input": inp, "output": out})
+        del meta.token_log[:-TOKEN_LOG_LIMIT]
+        self.save(meta)
+        return meta
+
+    def set_title(self, meta: SessionMeta, title: str | None) -> SessionMeta:
+        """Set (or with None/blank, clear) the title, then save."""
+        cleaned = " ".join((title or "").split())
+        meta.title = cleaned or None
+        self.save(meta)
+        return meta
+
+    def delete(self, session_id: str) -> bool:
+        """Drop the session's checkpoint rows, then its JSON. True if a JSON file was removed.
+
+        Rows go first: if the database stays locked the error propagates and the JSON is kept,
+        so the id is never reused with stale history attached.
+        """
+        path = self.paths.session_file(self.user, session_id)
+        self._delete_checkpoint_rows(session_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def _delete_checkpoint_rows(self, session_id: str) -> None:
+        db = self.paths.checkpoints_db(self.user)
+        if not db.is_file():
+            return
+        for attempt in range(3):
+            try:
+                conn = sqlite3.connect(db, timeout=5)
+                try:
+                    tables = {
+                        row[0]
+                        for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                    }
+                    with conn:
+                        for table in ("checkpoints", "writes"):
+                            if table in tables:
+                                conn.execute(
+                                    f"DELETE FROM {table} WHERE thread_id = ?", (session_id,)
+                                )
+                finally:
+                    conn.close()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == 2:
+                    raise
+                time.sleep(0.2 * (attempt + 1))

@@ -1,0 +1,61 @@
+"""The user's settings (``$BIRDIE_HOME/settings.json`` or ``$BIRDIE_SETTINGS_FILE``).
+
+Loading never fails: a corrupt file is moved aside, invalid values fall back to their defaults,
+and keys this version does not know are ignored on load but kept on save.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .jsonio import read_json, write_json_atomic
+from .paths import BirdiePaths, ensure_dir
+
+__all__ = ["Settings", "load_settings", "save_settings"]
+
+
+class Settings(BaseModel):
+    """User preferences shown and edited by the app."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    theme: str = "birdie-dark"
+    tool_output: Literal["full", "short", "off"] = "full"
+    keymap: dict[str, str] = Field(default_factory=dict)
+    last_user: str | None = None
+
+
+def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:
+    """The saved settings and any warnings; defaults when the file is missing or unusable."""
+    warnings: list[str] = []
+    path = paths.settings_file
+    data = read_json(path, on_corrupt=warnings.append, label="settings file")
+    if data is None:
+        return Settings(), warnings
+    known = {k: v for k, v in data.items() if k in Settings.model_fields}
+    try:
+        return Settings.model_validate(known), warnings
+    except ValidationError as exc:
+        bad = sorted({str(err["loc"][0]) for err in exc.errors() if err["loc"]})
+        for name in bad:
+            warnings.append(
+                f"settings file {path.name}: ignoring invalid value for {name!r} "
+                f"({known.get(name)!r}); using the default"
+            )
+            known.pop(name, None)
+    try:
+        return Settings.model_validate(known), warnings
+    except ValidationError:
+        return Settings(), warnings
+
+
+def save_settings(paths: BirdiePaths, settings: Settings) -> None:
+    """Write ``settings`` atomically, keeping unknown keys already in the file."""
+    path = paths.settings_file
+    ensure_dir(path.parent)
+    existing: Any = read_json(path, on_corrupt=lambda _msg: None)
+    data = dict(existing) if isinstance(existing, dict) else {}
+    data.update(settings.model_dump(mode="json"))
+    write_json_atomic(path, data)
