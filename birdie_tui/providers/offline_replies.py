@@ -1,0 +1,171 @@
+"""Pure reply logic of the offline model: decides between a tool call, a tool summary and an echo."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from birdie_tui.providers.tokens import content_text
+
+MAX_QUOTED_CHARS = 2000
+_CALL_RE = re.compile(r"call\s+(\S+)(?:\s+(.*))?", re.DOTALL | re.IGNORECASE)
+_SKILL_CONTEXT_RE = re.compile(r"^--- (.+?) skill context ---$", re.MULTILINE)
+_SKILL_LOADED_RE = re.compile(r"^--- (.+?) skill \(loaded\) ---$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class OfflineReply:
+    """What the offline model answers: Markdown text, or one tool call."""
+
+    text: str = ""
+    tool_call: dict[str, Any] | None = field(default=None)
+
+
+def bound_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]]:
+    """Normalize bound tools (OpenAI format or bare function dicts) to function dicts."""
+    out: list[dict[str, Any]] = []
+    for tool in tools or ():
+        if isinstance(tool, dict):
+            fn = tool.get("function", tool)
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                out.append(fn)
+    return out
+
+
+def compose_reply(messages: Sequence[BaseMessage], tools: Sequence[Any] | None) -> OfflineReply:
+    """Compute the deterministic reply for ``messages`` given the bound ``tools``."""
+    functions = bound_tools(tools)
+    if messages and isinstance(messages[-1], ToolMessage):
+        return OfflineReply(text=_tool_summary(messages))
+    index, text = _last_human(messages)
+    match = _CALL_RE.fullmatch(text.strip())
+    if match and _is_call_attempt(match.group(1), match.group(2), functions):
+        return _call_reply(match.group(1), match.group(2), index, text, functions)
+    return OfflineReply(text=_echo_reply(text, messages, functions))
+
+
+def _is_call_attempt(name: str, raw_args: str | None, functions: list[dict[str, Any]]) -> bool:
+    """A bound tool, or arguments that look like JSON; "call my mom tomorrow" is just prose."""
+    if any(fn["name"] == name for fn in functions) or not (raw_args or "").strip():
+        return True
+    return (raw_args or "").lstrip().startswith(("{", "["))
+
+
+def _last_human(messages: Sequence[BaseMessage]) -> tuple[int, str]:
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return index, content_text(messages[index].content)
+    return -1, ""
+
+
+def _code(name: str) -> str:
+    return f"`{name}`"
+
+
+def _call_reply(
+    name: str, raw_args: str | None, index: int, text: str, functions: list[dict[str, Any]]
+) -> OfflineReply:
+    names = [fn["name"] for fn in functions]
+    if name not in names:
+        available = ", ".join(_code(n) for n in names) if names else "none"
+        return OfflineReply(
+            text=f"The tool {_code(name)} is not available in this session.\n\n"
+            f"Bound tools: {available}.\n"
+        )
+    args: Any = {}
+    if raw_args is not None and raw_args.strip():
+        try:
+            args = json.loads(raw_args)
+        except json.JSONDecodeError as exc:
+            return OfflineReply(text=_syntax_help(name, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"))
+        if not isinstance(args, dict):
+            return OfflineReply(text=_syntax_help(name, f"expected a JSON object, got {type(args).__name__}"))
+    digest = hashlib.sha256(f"{index}:{text}".encode()).hexdigest()[:12]
+    return OfflineReply(tool_call={"name": name, "args": args, "id": f"call_{digest}"})
+
+
+def _syntax_help(name: str, problem: str) -> str:
+    return (
+        f"I could not read the arguments for {_code(name)}: {problem}.\n\n"
+        f"The syntax is `call {name} {{\"arg\": \"value\"}}` — the arguments must be one JSON "
+        f"object — or just `call {name}` for no arguments.\n"
+    )
+
+
+def _fence(body: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _quote_result(content: str) -> str:
+    shown = content[:MAX_QUOTED_CHARS]
+    fence = _fence(shown)
+    lines = [f"  {fence}", *(f"  {line}" for line in shown.splitlines() or [""]), f"  {fence}"]
+    if len(content) > MAX_QUOTED_CHARS:
+        lines.append(f"\n  _(truncated: showing {MAX_QUOTED_CHARS:,} of {len(content):,} characters)_")
+    return "\n".join(lines)
+
+
+def _tool_summary(messages: Sequence[BaseMessage]) -> str:
+    start, names = 0, {}
+    for index in range(len(messages) - 1, -1, -1):
+        msg = messages[index]
+        if isinstance(msg, AIMessage) and msg.tool_calls:
+            start = index + 1
+            names = {call["id"]: call["name"] for call in msg.tool_calls}
+            break
+    results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
+    parts = ["**Tool results**\n"]
+    failed = 0
+    for msg in results:
+        name = msg.name or names.get(msg.tool_call_id) or "tool"
+        verb = "failed:" if msg.status == "error" else "returned:"
+        failed += msg.status == "error"
+        parts.append(f"- {_code(name)} → {verb}\n\n{_quote_result(content_text(msg.content))}\n")
+    count = len(results)
+    tail = f"{count} tool call{'s' if count != 1 else ''} finished"
+    parts.append(f"{tail}, {failed} failed.\n" if failed else f"{tail}.\n")
+    return "\n".join(parts)
+
+
+def injected_skills(messages: Sequence[BaseMessage]) -> list[str]:
+    """Skill names marked in the system prompt (knowledge bodies first, then loaded skills)."""
+    names: list[str] = []
+    for msg in messages:
+        if isinstance(msg, SystemMessage):
+            text = content_text(msg.content)
+            for found in _SKILL_CONTEXT_RE.findall(text) + _SKILL_LOADED_RE.findall(text):
+                if found not in names:
+                    names.append(found)
+    return names
+
+
+def _hint(functions: list[dict[str, Any]]) -> str:
+    if not functions:
+        return "No tools are bound right now; enable a skill with tools, then try `call <tool> {\"arg\": ...}`."
+    first = functions[0]
+    props = (first.get("parameters") or {}).get("properties") or {}
+    arg = next(iter(props), "arg")
+    return f"Try `call {first['name']} {{\"{arg}\": ...}}` to run a tool."
+
+
+def _echo_reply(text: str, messages: Sequence[BaseMessage], functions: list[dict[str, Any]]) -> str:
+    stripped = text.strip()
+    quote = "\n".join(f"> {line}".rstrip() for line in stripped.splitlines()) or "> _(empty message)_"
+    skills = injected_skills(messages)
+    skill_list = ", ".join(_code(s) for s in skills) if skills else "none"
+    tool_list = ", ".join(_code(fn["name"]) for fn in functions) if functions else "none"
+    return (
+        "**Offline model** — no network and no API key; I restate what I received.\n\n"
+        f"You said:\n\n{quote}\n\n"
+        f"- **Skills injected this turn:** {skill_list}\n"
+        f"- **Tools I could call:** {tool_list}\n"
+        f"- **Your message:** {len(stripped):,} characters\n\n"
+        f"{_hint(functions)}\n"
+    )

@@ -1,0 +1,234 @@
+"""The offline chat model: call syntax, tool summaries, echo answers, streaming, usage, pacing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import tool
+
+from birdie_tui.providers.offline import OfflineChatModel, split_tokens
+from birdie_tui.providers.tokens import estimate_message_tokens, estimate_tokens
+
+
+@tool
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@tool
+def clock() -> str:
+    """Tell the time."""
+    return "12:00"
+
+
+SYSTEM = SystemMessage(
+    "You are Birdie.\n\n--- weather skill context ---\nUse metric.\n\n"
+    "--- notes skill (loaded) ---\nNotes body\n--- not a marker ---"
+)
+
+
+@pytest.fixture
+def model() -> OfflineChatModel:
+    return OfflineChatModel(tokens_per_second=None)
+
+
+def join(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    return total
+
+
+def test_identity(model: OfflineChatModel) -> None:
+    assert model._llm_type == "birdie-offline"
+    assert model.model_name == "birdie-offline"
+
+
+def test_tps_default_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "50")
+    assert OfflineChatModel().tokens_per_second == 50.0
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "fast")
+    assert OfflineChatModel().tokens_per_second is None
+    monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
+    assert OfflineChatModel().tokens_per_second is None
+
+
+def test_call_with_args(model: OfflineChatModel) -> None:
+    msg = model.bind_tools([echo, clock]).invoke([SYSTEM, HumanMessage('call echo {"text": "hi there"}')])
+    assert msg.content == ""
+    assert len(msg.tool_calls) == 1
+    call = msg.tool_calls[0]
+    assert (call["name"], call["args"]) == ("echo", {"text": "hi there"})
+    assert re.fullmatch(r"call_[0-9a-f]{12}", call["id"])
+    assert msg.response_metadata["finish_reason"] == "tool_calls"
+
+
+def test_call_without_args_and_multiline_json(model: OfflineChatModel) -> None:
+    bound = model.bind_tools([echo, clock])
+    assert bound.invoke([HumanMessage("  call clock  ")]).tool_calls[0]["args"] == {}
+    msg = bound.invoke([HumanMessage('call echo {\n  "text": "a"\n}')])
+    assert msg.tool_calls[0]["args"] == {"text": "a"}
+
+
+def test_call_id_is_deterministic_and_depends_on_message(model: OfflineChatModel) -> None:
+    bound = model.bind_tools([clock])
+    first = bound.invoke([HumanMessage("call clock")]).tool_calls[0]["id"]
+    assert bound.invoke([HumanMessage("call clock")]).tool_calls[0]["id"] == first
+    later = bound.invoke([HumanMessage("hi"), AIMessage("hello"), HumanMessage("call clock")])
+    assert later.tool_calls[0]["id"] != first
+
+
+def test_call_unbound_tool(model: OfflineChatModel) -> None:
+    msg = model.bind_tools([echo, clock]).invoke([HumanMessage("call rm_rf {}")])
+    assert not msg.tool_calls
+    assert "`rm_rf` is not available" in msg.content
+    assert "`echo`, `clock`" in msg.content
+    unbound = model.invoke([HumanMessage("call echo")])
+    assert not unbound.tool_calls and "Bound tools: none" in unbound.content
+
+
+@pytest.mark.parametrize("args", ['{"text": ', "[1, 2]", '"just a string"', "{'text': 1}"])
+def test_call_with_invalid_json(model: OfflineChatModel, args: str) -> None:
+    msg = model.bind_tools([echo]).invoke([HumanMessage(f"call echo {args}")])
+    assert not msg.tool_calls
+    assert "could not read the arguments for `echo`" in msg.content
+    assert "JSON object" in msg.content
+    assert msg.response_metadata["finish_reason"] == "stop"
+
+
+def test_summary_after_tool_results(model: OfflineChatModel) -> None:
+    call_msg = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "echo", "args": {"text": "hello"}, "id": "c1"},
+            {"name": "clock", "args": {}, "id": "c2"},
+        ],
+    )
+    old = AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c0"}])
+    messages = [
+        SYSTEM,
+        HumanMessage("call echo"),
+        old,
+        ToolMessage("OLD RESULT", tool_call_id="c0", name="echo"),
+        HumanMessage("again"),
+        call_msg,
+        ToolMessage("hello", tool_call_id="c1", name="echo"),
+        ToolMessage("Error: clock broke", tool_call_id="c2", status="error"),
+    ]
+    msg = model.bind_tools([echo, clock]).invoke(messages)
+    text = msg.content
+    assert text.startswith("**Tool results**")
+    assert "- `echo` → returned:" in text and "  ```\n  hello\n  ```" in text
+    assert "- `clock` → failed:" in text and "Error: clock broke" in text
+    assert "OLD RESULT" not in text
+    assert "2 tool calls finished, 1 failed." in text
+    assert not msg.tool_calls
+
+
+def test_summary_truncates_long_results_and_fences_backticks(model: OfflineChatModel) -> None:
+    call_msg = AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c1"}])
+    long = "x" * 5000 + "```"
+    msg = model.invoke([HumanMessage("call echo"), call_msg, ToolMessage(long, tool_call_id="c1")])
+    assert "x" * 2000 in msg.content and "x" * 2001 not in msg.content
+    assert "truncated: showing 2,000 of 5,003 characters" in msg.content
+    fenced = model.invoke(
+        [HumanMessage("call echo"), call_msg, ToolMessage("a ``` b", tool_call_id="c1")]
+    ).content
+    assert "````" in fenced
+
+
+def test_plain_answer_lists_skills_and_tools(model: OfflineChatModel) -> None:
+    msg = model.bind_tools([echo, clock]).invoke([SYSTEM, HumanMessage("What's the weather?\nIn Paris")])
+    text = msg.content
+    assert "> What's the weather?\n> In Paris" in text
+    assert "**Skills injected this turn:** `weather`, `notes`" in text
+    assert "not a" not in text
+    assert "**Tools I could call:** `echo`, `clock`" in text
+    assert 'Try `call echo {"text": ...}` to run a tool.' in text
+    assert msg.usage_metadata is not None and msg.usage_metadata["output_tokens"] == estimate_tokens(text)
+
+
+def test_plain_answer_without_skills_or_tools(model: OfflineChatModel) -> None:
+    text = model.invoke([HumanMessage("hello")]).content
+    assert "**Skills injected this turn:** none" in text
+    assert "**Tools I could call:** none" in text
+    assert "call <tool>" in text
+
+
+def test_list_content_blocks_are_read(model: OfflineChatModel) -> None:
+    msg = model.bind_tools([clock]).invoke([HumanMessage([{"type": "text", "text": "call clock"}])])
+    assert msg.tool_calls[0]["name"] == "clock"
+
+
+def test_deterministic(model: OfflineChatModel) -> None:
+    messages = [SYSTEM, HumanMessage("same input")]
+    bound = model.bind_tools([echo])
+    first, second = bound.invoke(messages), bound.invoke(messages)
+    assert first.content == second.content
+    assert first.usage_metadata == second.usage_metadata
+
+
+async def test_astream_token_by_token_with_usage_once(model: OfflineChatModel) -> None:
+    bound = model.bind_tools([echo])
+    messages = [SYSTEM, HumanMessage("stream me please")]
+    chunks = [c async for c in bound.astream(messages)]
+    texts = [c.content for c in chunks if c.content]
+    final = bound.invoke(messages)
+    assert len(texts) > 10
+    assert "".join(texts) == final.content
+    assert texts == split_tokens(final.content)
+    with_usage = [c for c in chunks if c.usage_metadata]
+    assert len(with_usage) == 1 and with_usage[0] is chunks[-1]
+    assert chunks[-1].response_metadata["finish_reason"] == "stop"
+    total = join(chunks)
+    assert total.usage_metadata == final.usage_metadata
+    assert total.response_metadata["model_name"] == "birdie-offline"
+
+
+def test_sync_stream_tool_call_single_chunk(model: OfflineChatModel) -> None:
+    bound = model.bind_tools([echo])
+    chunks = list(bound.stream([HumanMessage('call echo {"text": "ü"}')]))
+    assert len(chunks) == 1
+    chunk = chunks[0]
+    assert chunk.tool_call_chunks[0]["args"] == '{"text": "ü"}'
+    assert chunk.tool_calls[0]["args"] == {"text": "ü"}
+    assert chunk.usage_metadata is not None
+    assert chunk.response_metadata["finish_reason"] == "tool_calls"
+
+
+def test_usage_counts_messages_and_tool_schemas(model: OfflineChatModel) -> None:
+    messages = [SYSTEM, HumanMessage("hello")]
+    bare = model.invoke(messages).usage_metadata
+    bound = model.bind_tools([echo]).invoke(messages).usage_metadata
+    assert bare is not None and bound is not None
+    assert bare["input_tokens"] == estimate_message_tokens(messages)
+    assert bound["input_tokens"] > bare["input_tokens"]
+    assert bound["total_tokens"] == bound["input_tokens"] + bound["output_tokens"]
+
+
+async def test_tps_pacing_async_and_sync() -> None:
+    paced = OfflineChatModel(tokens_per_second=200).bind_tools([echo])
+    free = OfflineChatModel(tokens_per_second=None).bind_tools([echo])
+    messages = [HumanMessage("hi")]
+    chunks = [c async for c in paced.astream(messages)]
+    expected = free.invoke(messages).content
+    assert "".join(c.content for c in chunks) == expected
+    assert "".join(c.content for c in paced.stream(messages)) == expected
+    assert (await paced.ainvoke(messages)).content == expected
+
+
+def test_split_tokens_roundtrip() -> None:
+    text = "  Hello,  world!\n\n- item `x`\n"
+    tokens = split_tokens(text)
+    assert "".join(tokens) == text
+    assert tokens[:2] == ["  Hello,", "  world!"]
+    assert split_tokens("") == []
+
+
+def test_prose_starting_with_call_is_not_a_tool_call(model: OfflineChatModel) -> None:
+    msg = model.bind_tools([echo]).invoke([HumanMessage("call my mom tomorrow")])
+    assert not msg.tool_calls
+    assert "> call my mom tomorrow" in msg.content
