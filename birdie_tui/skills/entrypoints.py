@@ -1,0 +1,356 @@
+"""Running a skill tool's entrypoint (`bash:`, `http:`, `python:`; `grpc:`/`container:` refused).
+
+`run_entrypoint` never raises for a tool failure: it returns `ToolOutcome(error=True)` with a
+readable message. Bash placeholders are always shell-quoted; a timed-out or cancelled command
+has its whole process group killed. Output is capped at `MAX_TOOL_OUTPUT` characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .models import SkillTool
+
+MAX_TOOL_OUTPUT = 32_000
+_READ_LIMIT = 4 * 1024 * 1024  # bytes kept per stream; the rest is counted and dropped
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class ToolOutcome:
+    content: str
+    error: bool = False
+
+
+def truncate_output(text: str) -> str:
+    if len(text) <= MAX_TOOL_OUTPUT:
+        return text
+    return text[:MAX_TOOL_OUTPUT] + f"\n… [truncated: {len(text) - MAX_TOOL_OUTPUT} characters dropped]"
+
+
+def apply_defaults(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """Fill schema `default`s for missing (or None) arguments."""
+    out = dict(args)
+    for name, spec in (schema.get("properties") or {}).items():
+        if isinstance(spec, dict) and "default" in spec and out.get(name) is None:
+            out[name] = spec["default"]
+    return out
+
+
+def _missing_required(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    return [r for r in schema.get("required") or [] if args.get(r) is None]
+
+
+def to_text(value: Any) -> str:
+    """How an argument value is written into a command or URL."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
+                         timeout: float = 120.0) -> ToolOutcome:
+    """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`."""
+    args = apply_defaults(tool.schema, dict(args or {}))
+    missing = _missing_required(tool.schema, args)
+    if missing:
+        return ToolOutcome(f"missing required argument(s): {', '.join(missing)}", True)
+    scheme, _, target = tool.entrypoint.partition(":")
+    scheme = scheme.strip().lower()
+    try:
+        if scheme == "bash":
+            out = await _run_bash(render_command(target, args, tool.schema), timeout)
+        elif scheme == "http":
+            out = await _run_http(target.strip(), args, tool.schema, timeout)
+        elif scheme == "python":
+            out = await _run_python(target.strip(), args, Path(skill_dir), timeout)
+        elif scheme in ("grpc", "container"):
+            out = ToolOutcome(f"entrypoint scheme '{scheme}' is not supported by birdie-tui", True)
+        elif not _:
+            out = ToolOutcome(f"invalid entrypoint {tool.entrypoint!r} (expected 'scheme:target')", True)
+        else:
+            out = ToolOutcome(f"unknown entrypoint scheme '{scheme}' (expected bash, http or python)", True)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a bug or an odd input: still report, never raise
+        out = ToolOutcome(f"{type(exc).__name__}: {exc}", True)
+    return ToolOutcome(truncate_output(out.content), out.error)
+
+
+# --------------------------------------------------------------------------- bash
+
+
+def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
+    """Fill `{name}` placeholders with shell-quoted values, aware of the template's quoting.
+
+    `'{x}'` / `"{x}"` are replaced as a whole; a placeholder elsewhere inside a quoted string
+    closes the quote, inserts the quoted value and reopens it, so a value is always one literal.
+    Unknown braces (`awk '{print $1}'`) are left alone.
+    """
+    known = set((schema or {}).get("properties") or {}) | set(args)
+    for value in args.values():
+        if "\x00" in to_text(value):
+            raise ValueError("argument values cannot contain NUL bytes")
+    out: list[str] = []
+    quote: str | None = None  # current quote char
+    open_at = 0  # len(out) right after the opening quote
+    i, n = 0, len(template)
+    while i < n:
+        c = template[i]
+        m = _PLACEHOLDER.match(template, i) if c == "{" else None
+        if m and m.group(1) in known:
+            value = to_text(args.get(m.group(1)))
+            quoted = shlex.quote(value) if (value or quote) else ""
+            end = m.end()
+            if quote and len(out) == open_at and template.startswith(quote, end):
+                out.pop()  # drop the opening quote: '{x}' -> 'value'
+                out.append(quoted)
+                quote, end = None, end + 1
+            elif quote:
+                out.append(quote + quoted + quote)
+            else:
+                out.append(quoted)
+            i = end
+            continue
+        if c == "\\" and quote != "'" and i + 1 < n:
+            out.append(template[i:i + 2])
+            i += 2
+            continue
+        out.append(c)
+        if quote is None and c in "'\"":
+            quote, open_at = c, len(out)
+        elif c == quote:
+            quote = None
+        i += 1
+    return "".join(out)
+
+
+async def _read(stream: asyncio.StreamReader, buf: bytearray, dropped: list[int]) -> None:
+    while chunk := await stream.read(65536):
+        room = _READ_LIMIT - len(buf)
+        buf.extend(chunk[:max(room, 0)])
+        dropped[0] += max(len(chunk) - max(room, 0), 0)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+
+
+def _kill_group_hard(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Task]) -> None:
+    _kill_group(proc.pid)
+    for _ in range(20):  # up to ~0.5 s of grace for SIGTERM
+        try:
+            os.killpg(proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            break
+        await asyncio.sleep(0.025)
+    _kill_group_hard(proc.pid)
+    try:
+        await asyncio.wait_for(proc.wait(), 5)
+    except (asyncio.TimeoutError, ProcessLookupError):
+        pass
+    for r in readers:
+        r.cancel()
+
+
+def _decode(buf: bytearray, dropped: int) -> str:
+    text = buf.decode("utf-8", errors="replace")
+    return text + (f"\n… [{dropped} more bytes not read]" if dropped else "")
+
+
+async def _run_bash(cmd: str, timeout: float) -> ToolOutcome:
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "-c", cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    out, err, d_out, d_err = bytearray(), bytearray(), [0], [0]
+    readers = [asyncio.ensure_future(_read(proc.stdout, out, d_out)),
+               asyncio.ensure_future(_read(proc.stderr, err, d_err))]
+    try:
+        await asyncio.wait_for(asyncio.gather(*readers, proc.wait()), timeout)
+    except asyncio.TimeoutError:
+        await _terminate(proc, readers)
+        partial = _decode(out, d_out[0]).strip()
+        msg = f"Command timed out after {timeout:g}s and was killed."
+        return ToolOutcome(msg + (f"\n[partial stdout]\n{partial}" if partial else ""), True)
+    except asyncio.CancelledError:
+        await asyncio.shield(_terminate(proc, readers))
+        raise
+    stdout, stderr = _decode(out, d_out[0]), _decode(err, d_err[0])
+    rc = proc.returncode
+    if rc != 0:
+        why = f"killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
+        parts = [f"Command {why}."]
+        if stderr.strip():
+            parts.append(f"[stderr]\n{stderr.rstrip()}")
+        if stdout.strip():
+            parts.append(f"[stdout]\n{stdout.rstrip()}")
+        return ToolOutcome("\n".join(parts), True)
+    if stderr.strip():
+        stdout = f"{stdout.rstrip()}\n[stderr]\n{stderr.rstrip()}" if stdout.strip() else f"[stderr]\n{stderr.rstrip()}"
+    return ToolOutcome(stdout, False)
+
+
+# --------------------------------------------------------------------------- http
+
+_BODY_METHODS = ("post", "put", "patch")
+
+
+async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], timeout: float) -> ToolOutcome:
+    method, _, url = target.partition(" ")
+    method, url = method.strip().lower(), url.strip()
+    if method not in ("get", "delete") + _BODY_METHODS or not url:
+        return ToolOutcome(f"invalid http entrypoint 'http:{target}' (expected 'http:get URL' or 'http:post URL')", True)
+    known = set(schema.get("properties") or {}) | set(args)
+    used: set[str] = set()
+
+    def fill(m: re.Match) -> str:
+        if m.group(1) not in known:
+            return m.group(0)
+        used.add(m.group(1))
+        return urllib.parse.quote(to_text(args.get(m.group(1))), safe="")
+
+    url = _PLACEHOLDER.sub(fill, url)
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        return ToolOutcome(f"refusing non-http(s) URL {url!r}", True)
+    rest = {k: v for k, v in args.items() if k not in used and v is not None}
+    data = None
+    headers = {"User-Agent": "birdie-tui", "Accept": "*/*"}
+    if method in _BODY_METHODS:
+        data = json.dumps(rest, default=str).encode()
+        headers["Content-Type"] = "application/json"
+    elif rest:
+        query = urllib.parse.urlencode({k: to_text(v) for k, v in rest.items()})
+        url += ("&" if urllib.parse.urlsplit(url).query else "?") + query
+    req = urllib.request.Request(url, data=data, headers=headers, method=method.upper())
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(_http_call, req, timeout), timeout + 5)
+    except asyncio.TimeoutError:
+        return ToolOutcome(f"HTTP {method.upper()} {url} timed out after {timeout:g}s", True)
+
+
+def _http_call(req: urllib.request.Request, timeout: float) -> ToolOutcome:
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return ToolOutcome(_body_text(resp), False)
+    except urllib.error.HTTPError as exc:
+        body = _body_text(exc).strip()
+        return ToolOutcome(f"HTTP {exc.code} {exc.reason}" + (f"\n{body}" if body else ""), True)
+    except urllib.error.URLError as exc:
+        return ToolOutcome(f"HTTP request to {req.full_url} failed: {exc.reason}", True)
+    except TimeoutError:
+        return ToolOutcome(f"HTTP request to {req.full_url} timed out after {timeout:g}s", True)
+    except (OSError, ValueError) as exc:
+        return ToolOutcome(f"HTTP request to {req.full_url} failed: {exc}", True)
+
+
+def _body_text(resp: Any) -> str:
+    try:
+        raw = resp.read(_READ_LIMIT)
+    except Exception:  # noqa: BLE001 - a broken error body must not hide the status
+        return ""
+    charset = resp.headers.get_content_charset() if resp.headers else None
+    return raw.decode(charset or "utf-8", errors="replace")
+
+
+# --------------------------------------------------------------------------- python
+
+_MODULE_CACHE: dict[tuple[str, str], tuple[float, Any]] = {}
+
+
+def _load_module(module: str, skill_dir: Path) -> Any:
+    """`module` from the skill's own folder if the file is there, else a normal import."""
+    rel = Path(*module.split("."))
+    for candidate in (skill_dir / rel.with_suffix(".py"), skill_dir / rel / "__init__.py"):
+        if candidate.is_file():
+            key = (str(candidate.resolve()), module)
+            mtime = candidate.stat().st_mtime
+            cached = _MODULE_CACHE.get(key)
+            if cached and cached[0] == mtime:
+                return cached[1]
+            digest = hashlib.sha1(str(skill_dir.resolve()).encode()).hexdigest()[:12]
+            unique = f"_birdie_skill_{digest}_{module.replace('.', '_')}"
+            spec = importlib.util.spec_from_file_location(unique, candidate)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {candidate}")
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[unique] = mod
+            try:
+                spec.loader.exec_module(mod)
+            except BaseException:
+                sys.modules.pop(unique, None)
+                raise
+            _MODULE_CACHE[key] = (mtime, mod)
+            return mod
+    return importlib.import_module(module)
+
+
+def _resolve(target: str, skill_dir: Path):
+    if ":" in target:
+        module, func = target.rsplit(":", 1)
+    else:
+        module, _, func = target.rpartition(".")
+    if not module or not func:
+        raise ValueError(f"invalid python entrypoint 'python:{target}' (expected module.function)")
+    obj = _load_module(module, skill_dir)
+    for part in func.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"'{target}' is not callable")
+    return obj
+
+
+async def _run_python(target: str, args: dict[str, Any], skill_dir: Path, timeout: float) -> ToolOutcome:
+    try:
+        return await asyncio.wait_for(_call_python(target, args, skill_dir), timeout)
+    except asyncio.TimeoutError:
+        return ToolOutcome(f"python:{target} timed out after {timeout:g}s", True)
+
+
+async def _call_python(target: str, args: dict[str, Any], skill_dir: Path) -> ToolOutcome:
+    try:
+        func = await asyncio.to_thread(_resolve, target, skill_dir)
+        if inspect.iscoroutinefunction(func):
+            result = await func(**args)
+        else:
+            result = await asyncio.to_thread(func, **args)
+            if inspect.isawaitable(result):
+                result = await result
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return ToolOutcome(f"{type(exc).__name__}: {exc}", True)
+    if isinstance(result, str):
+        return ToolOutcome(result, False)
+    return ToolOutcome(json.dumps(result, default=str, ensure_ascii=False), False)

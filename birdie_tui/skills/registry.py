@@ -1,0 +1,64 @@
+"""The in-memory index of loaded skills: by name, by tool name and by tag."""
+
+from __future__ import annotations
+
+from .models import LoadResult, Skill, SkillError, SkillTool
+
+
+class SkillRegistry:
+    """Skills from a `LoadResult`, looked up case-insensitively; `replace` swaps everything."""
+
+    def __init__(self, result: LoadResult | None = None):
+        self._skills: dict[str, Skill] = {}
+        self._tools: dict[str, SkillTool] = {}
+        self._tool_owner: dict[str, Skill] = {}
+        self._tags: dict[str, list[SkillTool]] = {}
+        self.errors: list[SkillError] = []
+        self.replace(result or LoadResult())
+
+    def replace(self, result: LoadResult) -> None:
+        """Swap the contents wholesale (live reload)."""
+        skills: dict[str, Skill] = {}
+        tools: dict[str, SkillTool] = {}
+        owner: dict[str, Skill] = {}
+        tags: dict[str, list[SkillTool]] = {}
+        for skill in result.skills:
+            if skill.name.lower() in skills:
+                continue
+            skills[skill.name.lower()] = skill
+            for tool in skill.tools:
+                if tool.name in tools:
+                    continue
+                tools[tool.name] = tool
+                owner[tool.name] = skill
+                for tag in dict.fromkeys(t.lower() for t in (tool.tags or skill.tags)):
+                    tags.setdefault(tag, []).append(tool)
+        self._skills, self._tools, self._tool_owner, self._tags = skills, tools, owner, tags
+        self.errors = list(result.errors)
+
+    def skills(self) -> list[Skill]:
+        return sorted(self._skills.values(), key=lambda s: s.name.lower())
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.skills()]
+
+    def get(self, name: str) -> Skill | None:
+        return self._skills.get(name.lower())
+
+    def tool(self, name: str) -> SkillTool | None:
+        return self._tools.get(name)
+
+    def skill_for_tool(self, tool_name: str) -> Skill | None:
+        return self._tool_owner.get(tool_name)
+
+    def tools_for_tag(self, tag: str) -> list[SkillTool]:
+        return list(self._tags.get(tag.lower(), []))
+
+    def __len__(self) -> int:
+        return len(self._skills)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._skills
+
+    def __iter__(self):
+        return iter(self.skills())

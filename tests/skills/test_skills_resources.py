@@ -1,0 +1,43 @@
+"""Reading files shipped inside a skill folder, and the load_skill description."""
+
+import os
+
+import pytest
+
+from birdie_tui.skills import bundled_skills_dir, describe_skill_for_loading, load_skills, read_skill_file
+
+
+@pytest.fixture
+def agent_skill(tmp_path):
+    d = tmp_path / "skills" / "ag"
+    (d / "references").mkdir(parents=True)
+    (d / "references" / "r.md").write_text("R" * 50)
+    (d / "SKILL.md").write_text("---\nname: ag\ndescription: d\n---\nInstructions.\n")
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", d / "references" / "link.md")
+    (skill,) = load_skills([tmp_path / "skills"]).skills
+    return skill
+
+
+def test_read_inside_folder(agent_skill):
+    assert read_skill_file(agent_skill, "references/r.md") == "R" * 50
+    assert read_skill_file(agent_skill, "./references/../SKILL.md").startswith("---")
+    assert read_skill_file(agent_skill, "references/r.md", max_chars=10).startswith("R" * 10 + "\n… [truncated: 40")
+
+
+@pytest.mark.parametrize("rel, fragment", [
+    ("../secret.txt", "outside"), ("references/../../secret.txt", "outside"),
+    ("references/link.md", "outside"), ("/etc/passwd", "relative"), ("references", "directory"),
+    ("nope.md", "does not exist"), ("", "no file"),
+])
+def test_escapes_rejected(agent_skill, rel, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        read_skill_file(agent_skill, rel)
+
+
+def test_describe_for_loading(agent_skill):
+    text = describe_skill_for_loading(agent_skill)
+    assert "Instructions." in text and "- references/link.md" in text and "- references/r.md" in text
+    (gh,) = [s for s in load_skills([bundled_skills_dir()]).skills if s.name == "git-helper"]
+    assert "references/conventional-commits.md" in describe_skill_for_loading(gh)
+    assert "Conventional Commits" in read_skill_file(gh, "references/conventional-commits.md")
