@@ -1,0 +1,314 @@
+"""The engine: the small service API every front end (TUI, `--print`) talks to.
+
+It owns the skill registry, the current session and its policy, the checkpointer and the
+model, and runs one user turn as an async stream of typed events (`run_turn`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from birdie_tui.agent.events import SessionOpened, TurnDone, TurnError, TurnEvent, UsageReported
+from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_all
+from birdie_tui.agent.history import message_text, repair_history
+from birdie_tui.agent.stream import final_reply, translate
+from birdie_tui.agent.toolbox import MCPToolSource, Toolbox
+from birdie_tui.providers.catalog import context_window
+from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
+from birdie_tui.providers.factory import create_chat_model, describe
+from birdie_tui.skills.bundled import bundled_skills_dir
+from birdie_tui.skills.loader import load_skills
+from birdie_tui.skills.models import LoadResult, Skill
+from birdie_tui.skills.policy import SkillPolicy
+from birdie_tui.skills.registry import SkillRegistry
+from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
+from birdie_tui.store.paths import default_user, validate_session_id, validate_user
+
+INTERRUPTED_MARK = "*[interrupted]*"
+TITLE_CHARS = 60
+
+
+class EngineError(Exception):
+    """A user-facing problem (unknown session, unknown skill...): its text is the message."""
+
+
+def default_skill_dirs(paths: BirdiePaths, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """`BIRDIE_SKILLS_DIR` if set, else the bundled skills plus `$BIRDIE_HOME/skills` (when it
+    exists: a user with no skills of their own has done nothing wrong)."""
+    override = environ.get("BIRDIE_SKILLS_DIR", "")
+    if override.strip():
+        return [Path(p).expanduser() for p in override.split(os.pathsep) if p.strip()]
+    user_dir = paths.user_skills_dir
+    return [bundled_skills_dir(), *([user_dir] if user_dir.is_dir() else [])]
+
+
+def describe_error(exc: BaseException) -> str:
+    """One readable line for any failure of a turn."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    name = type(exc).__name__
+    line = f"{name}: {text}" if text else name
+    return line[:400]
+
+
+@dataclass
+class EngineOptions:
+    user: str | None = None
+    skills_dirs: list[Path] | None = None  # None: default_skill_dirs()
+    provider: ProviderConfig | None = None  # None: resolved from the environment
+    config_file: Path | None = None
+    paths: BirdiePaths | None = None  # None: from BIRDIE_HOME
+    max_tool_calls: int = 40
+    tool_timeout: float = 120.0
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+
+class Engine:
+    def __init__(self, options: EngineOptions | None = None):
+        self.options = options or EngineOptions()
+        env = self.options.environ
+        self.paths = self.options.paths or BirdiePaths.from_env(env)
+        self.user = validate_user(self.options.user or default_user(env))
+        self.skill_dirs = self.options.skills_dirs or default_skill_dirs(self.paths, env)
+        self.provider = self.options.provider or resolve_provider_config(
+            env, self.options.config_file
+        )
+        self.sessions = SessionStore(self.paths, self.user)
+        self.memory = MemoryStore(self.paths, self.user)
+        self.registry = SkillRegistry(LoadResult())
+        self.policy = SkillPolicy()
+        self.session: SessionMeta | None = None
+        self.model: Any = None
+        self.toolbox = Toolbox(self.registry, lambda: self.policy,
+                               tool_timeout=self.options.tool_timeout)
+        self._graph: Any = None
+        self._saver: Any = None
+        self._conn: Any = None
+
+    # ----------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        self.reload_skills()
+        self.model = create_chat_model(self.provider)
+        self.paths.ensure_user_dir(self.user)
+        self._conn = await aiosqlite.connect(str(self.paths.checkpoints_db(self.user)))
+        self._saver = AsyncSqliteSaver(self._conn)
+        await self._saver.setup()
+        self._graph = build_graph(self._saver)
+
+    async def aclose(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await conn.close()
+
+    def set_mcp_source(self, source: MCPToolSource | None) -> None:
+        self.toolbox.mcp_tools = source
+
+    # ----------------------------------------------------------------- provider
+    @property
+    def model_label(self) -> str:
+        return describe(self.provider)
+
+    @property
+    def context_window(self) -> int | None:
+        return context_window(self.provider.vendor, self.provider.model or "")
+
+    # ----------------------------------------------------------------- skills
+    def reload_skills(self) -> LoadResult:
+        result = load_skills(self.skill_dirs)
+        self.registry.replace(result)
+        return result
+
+    def skills(self) -> list[Skill]:
+        return self.registry.skills()
+
+    def is_enabled(self, skill: Skill) -> bool:
+        return self.policy.is_enabled(skill)
+
+    def set_skill_enabled(self, name: str, enabled: bool) -> Skill:
+        skill = self.registry.get(name)
+        if skill is None:
+            raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
+        (self.policy.enable if enabled else self.policy.disable)(skill.name)
+        self._persist_grants()
+        return skill
+
+    def _persist_grants(self) -> None:
+        if self.session is not None:
+            self.session.enabled_skills = self.policy.enabled_names
+            self.session.disabled_skills = self.policy.disabled_names
+            self.sessions.save(self.session)
+
+    # ----------------------------------------------------------------- sessions
+    def _config(self, session_id: str | None = None) -> dict[str, Any]:
+        sid = session_id or self.require_session().id
+        return {"configurable": {"thread_id": sid},
+                "recursion_limit": self.options.max_tool_calls * 2 + 10}
+
+    def require_session(self) -> SessionMeta:
+        if self.session is None:
+            raise EngineError("no session is open")
+        return self.session
+
+    async def open_session(
+        self,
+        session_id: str | None = None,
+        *,
+        enable: Iterable[str] = (),
+        disable: Iterable[str] = (),
+    ) -> SessionOpened:
+        """Continue `session_id`, or start a new session; apply --enable/--disable grants."""
+        if session_id:
+            try:
+                validate_session_id(session_id)
+            except ValueError as exc:
+                raise EngineError(str(exc)) from exc
+            meta = self.sessions.load(session_id)
+            if meta is None:
+                raise EngineError(f"session {session_id!r} not found for user {self.user!r}")
+            new = False
+        else:
+            meta = self.sessions.create()
+            new = True
+        self._activate(meta)
+        for name in enable:
+            self.set_skill_enabled(name, True)
+        for name in disable:
+            self.set_skill_enabled(name, False)
+        await self.repair_session()
+        return SessionOpened(id=meta.id, new=new)
+
+    def _activate(self, meta: SessionMeta) -> None:
+        self.session = meta
+        self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
+
+    async def new_session(self) -> SessionMeta:
+        await self.open_session()
+        return self.require_session()
+
+    async def switch_session(self, session_id: str) -> SessionMeta:
+        await self.open_session(session_id)
+        return self.require_session()
+
+    def list_sessions(self) -> list[SessionMeta]:
+        return self.sessions.list()
+
+    def rename_session(self, session_id: str, title: str) -> SessionMeta:
+        meta = self.session if self.session and self.session.id == session_id else \
+            self.sessions.load(session_id)
+        if meta is None:
+            raise EngineError(f"session {session_id!r} not found")
+        meta.title = title.strip() or None
+        self.sessions.save(meta)
+        return meta
+
+    async def delete_session(self, session_id: str) -> SessionMeta | None:
+        """Delete a session and its checkpoints. Deleting the open one opens a new one,
+        which is returned."""
+        if not self.sessions.exists(session_id):
+            raise EngineError(f"session {session_id!r} not found")
+        await self._saver.adelete_thread(session_id)
+        self.sessions.delete(session_id)
+        if self.session is not None and self.session.id == session_id:
+            return await self.new_session()
+        return None
+
+    async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
+        state = await self._graph.aget_state(self._config(session_id))
+        return list(state.values.get("messages", [])) if state and state.values else []
+
+    async def recompute_tokens(self, session_id: str | None = None) -> tuple[int, int]:
+        """Session token totals from the checkpointed messages' usage_metadata."""
+        total_in = total_out = 0
+        for msg in await self.messages(session_id):
+            usage = getattr(msg, "usage_metadata", None) or {}
+            total_in += int(usage.get("input_tokens", 0) or 0)
+            total_out += int(usage.get("output_tokens", 0) or 0)
+        return total_in, total_out
+
+    async def repair_session(self, partial_reply: str | None = None) -> bool:
+        """Make the open session's history valid in place (after a cancel, crash or error).
+
+        With `partial_reply` (text streamed before an interruption) the turn is closed by an
+        AI message keeping what arrived, marked as interrupted.
+        """
+        config = self._config()
+        state = await self._graph.aget_state(config)
+        history = list(state.values.get("messages", [])) if state and state.values else []
+        fixed, changed = repair_history(history)
+        ends_open = bool(fixed) and not isinstance(fixed[-1], AIMessage)
+        if partial_reply is not None and ends_open:
+            text = f"{partial_reply.rstrip()}\n\n{INTERRUPTED_MARK}" if partial_reply.strip() \
+                else INTERRUPTED_MARK
+            fixed.append(AIMessage(content=text))
+            changed = True
+        if changed or (state is not None and state.next):
+            await self._graph.aupdate_state(config, {"messages": replace_all(fixed)},
+                                            as_node="agent")
+        return changed
+
+    # ----------------------------------------------------------------- turns
+    async def run_turn(self, text: str, *, approver: Approver | None = None
+                       ) -> AsyncIterator[TurnEvent]:
+        """Run one user turn, yielding events. Never raises for engine/provider failures: they
+        become a `TurnError` event. Cancellation leaves a valid history."""
+        meta = self.require_session()
+        await self.repair_session()
+        context = AgentContext(
+            model=self.model,
+            toolbox=self.toolbox,
+            memory=[entry.content for entry in self.memory.entries()],
+            approver=approver,
+            max_tool_calls=self.options.max_tool_calls,
+        )
+        streamed: list[str] = []  # text of the model call in progress
+        used_in = used_out = 0
+        finished = False
+        try:
+            async for mode, data in self._graph.astream(
+                {"messages": [HumanMessage(content=text)]},
+                self._config(),
+                context=context,
+                stream_mode=["messages", "updates", "custom"],
+                durability="sync",  # a finished step is on disk before the next starts
+            ):
+                for event in translate(mode, data):
+                    if event.type == "token":
+                        streamed.append(event.text)  # type: ignore[attr-defined]
+                    elif isinstance(event, UsageReported):
+                        streamed.clear()
+                        used_in += event.input_tokens
+                        used_out += event.output_tokens
+                    yield event
+            reply = final_reply(await self.messages())
+            finished = True
+            yield TurnDone(text=message_text(reply) if reply is not None else "")
+        except (asyncio.CancelledError, GeneratorExit):
+            await self._close_interrupted("".join(streamed))
+            raise
+        except Exception as exc:  # provider, tool plumbing, anything: the app goes on
+            await self._close_interrupted("".join(streamed))
+            yield TurnError(message=describe_error(exc))
+        finally:
+            self._account(meta, text, used_in, used_out, finished)
+
+    async def _close_interrupted(self, partial: str) -> None:
+        try:
+            await self.repair_session(partial_reply=partial)
+        except Exception:  # noqa: BLE001 - repair runs again before the next turn
+            pass
+
+    def _account(self, meta: SessionMeta, text: str, used_in: int, used_out: int,
+                 finished: bool) -> None:
+        if meta.title is None and text.strip():
+            first_line = text.strip().splitlines()[0]
+            meta.title = first_line[:TITLE_CHARS] + ("…" if len(first_line) > TITLE_CHARS else "")
+        self.sessions.record_turn(meta, used_in, used_out)

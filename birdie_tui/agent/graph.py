@@ -1,0 +1,142 @@
+"""The LangGraph agent: agent node → tools node → agent, until the model stops calling tools.
+
+Everything per-run (model, toolbox, memory, approver) travels in the runtime context, never in
+`configurable`, which LangGraph copies into checkpoint metadata on disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
+from langgraph.prebuilt import ToolNode
+from langgraph.runtime import Runtime
+
+from birdie_tui.agent.history import (
+    context_window,
+    latest_user_text,
+    repair_history,
+    tool_calls_since_user,
+)
+from birdie_tui.agent.prompt import build_system_prompt
+from birdie_tui.agent.skill_tools import loaded_skill_names
+from birdie_tui.agent.toolbox import Toolbox
+
+# (tool call, owning skill name) -> approved?
+Approver = Callable[[dict[str, Any], str], Awaitable[bool]]
+
+LOOP_GUARD_NOTE = (
+    "The tool-call limit for this turn has been reached. Do not call more tools: "
+    "answer now with what you have."
+)
+
+
+class AgentState(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+@dataclass
+class AgentContext:
+    model: BaseChatModel
+    toolbox: Toolbox
+    memory: list[str] = field(default_factory=list)
+    approver: Approver | None = None
+    max_tool_calls: int = 40
+
+
+def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
+    """A state update that rewrites the whole history (for in-place repairs)."""
+    return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *messages]
+
+
+async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    messages, repaired = repair_history(state["messages"])
+    allowed = ctx.toolbox.allowed_skills()
+    tools = await ctx.toolbox.tools(allowed)
+    prompt, report = build_system_prompt(
+        allowed,
+        latest_user_text(messages),
+        loaded=loaded_skill_names(messages),
+        memory=ctx.memory,
+        tools_by_tag=ctx.toolbox.tools_by_tag(allowed),
+    )
+    if tool_calls_since_user(messages) >= ctx.max_tool_calls:
+        prompt += "\n\n" + LOOP_GUARD_NOTE
+        tools = []
+    get_stream_writer()({"injected": report})
+    model = ctx.model.bind_tools(tools) if tools else ctx.model
+    response = await model.ainvoke([SystemMessage(prompt), *context_window(messages)])
+    if not tools and isinstance(response, AIMessage) and response.tool_calls:
+        # A model that calls tools it was not given would leave an unanswerable call behind.
+        response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
+                             usage_metadata=response.usage_metadata, id=response.id)
+    return {"messages": replace_all([*messages, response]) if repaired else [response]}
+
+
+def _error_result(call: dict[str, Any], text: str) -> ToolMessage:
+    return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"], status="error")
+
+
+async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    last = state["messages"][-1]
+    calls = list(last.tool_calls) if isinstance(last, AIMessage) else []
+    tools = {tool.name: tool for tool in await ctx.toolbox.tools()}
+    writer = get_stream_writer()
+    results: dict[str, ToolMessage] = {}
+    runnable: list[dict[str, Any]] = []
+    for call in calls:
+        if call["name"] not in tools:
+            results[call["id"]] = _error_result(
+                call, f"Tool {call['name']!r} is not available (its skill is disabled or gone)."
+            )
+            continue
+        if ctx.toolbox.requires_approval(call["name"]):
+            skill = ctx.toolbox.registry.skill_for_tool(call["name"])
+            approved = ctx.approver is not None and await ctx.approver(
+                dict(call), skill.name if skill else ""
+            )
+            decision = "approved" if approved else "denied"
+            writer({"approval": {"id": call["id"], "name": call["name"], "decision": decision}})
+            if not approved:
+                results[call["id"]] = _error_result(call, "The user denied this tool call.")
+                continue
+        runnable.append(call)
+    if runnable:
+        node = ToolNode(list(tools.values()), handle_tool_errors=True)
+        batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
+        output = await node.ainvoke({"messages": [batch]})
+        for message in output["messages"]:
+            results[message.tool_call_id] = message
+    return {"messages": [results[call["id"]] for call in calls]}
+
+
+def route_after_agent(state: AgentState) -> str:
+    last = state["messages"][-1]
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+
+
+def build_graph(checkpointer: Any = None):
+    graph = StateGraph(AgentState, context_schema=AgentContext)
+    graph.add_node("agent", agent_node)
+    graph.add_node("tools", tools_node)
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
+    graph.add_edge("tools", "agent")
+    return graph.compile(checkpointer=checkpointer)
+
+
+__all__ = ["AgentContext", "AgentState", "Approver", "build_graph", "replace_all"]

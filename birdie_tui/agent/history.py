@@ -1,0 +1,135 @@
+"""Keeping a conversation valid for every provider (DESIGN.md §5).
+
+Invariant: an AI message with tool calls is immediately followed by exactly one tool message per
+call, and no tool message stands anywhere else. `repair_history` restores it *in place* after a
+cancel or crash; `history_problems` checks it (tests and the engine's own guard use it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+CONTEXT_MESSAGES = 20
+INTERRUPTED_TOOL_TEXT = "Tool call was interrupted before it returned a result."
+
+
+def message_text(message: BaseMessage) -> str:
+    """The plain text of a message whose content may be a string or a list of blocks."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def repair_history(
+    messages: Sequence[BaseMessage], reason: str = INTERRUPTED_TOOL_TEXT
+) -> tuple[list[BaseMessage], bool]:
+    """Return (valid history, whether anything changed).
+
+    Each unanswered tool call gets an error tool message right after its AI message; tool
+    messages found later are moved into place; orphans and duplicates are dropped.
+    """
+    out: list[BaseMessage] = []
+    used: set[int] = set()  # positions of tool messages already placed
+
+    def answer_for(call_id: str, after: int) -> int | None:
+        # Prefer the block right after the AI message, then a later stray answer.
+        for at in range(after + 1, len(messages)):
+            msg = messages[at]
+            if isinstance(msg, ToolMessage) and msg.tool_call_id == call_id and at not in used:
+                return at
+        return None
+
+    for index, msg in enumerate(messages):
+        if isinstance(msg, ToolMessage):
+            continue  # placed after its AI message below, or dropped as an orphan
+        out.append(msg)
+        if not (isinstance(msg, AIMessage) and msg.tool_calls):
+            continue
+        for call in msg.tool_calls:
+            call_id = call.get("id") or ""
+            at = answer_for(call_id, index) if call_id else None
+            if at is not None:
+                used.add(at)
+                out.append(messages[at])
+            else:
+                out.append(
+                    ToolMessage(
+                        content=reason,
+                        tool_call_id=call_id,
+                        name=call.get("name"),
+                        status="error",
+                    )
+                )
+    changed = len(out) != len(messages) or any(a is not b for a, b in zip(out, messages))
+    return out, changed
+
+
+def history_problems(messages: Sequence[BaseMessage]) -> list[str]:
+    """Every violation of the invariant, as readable lines (empty list = valid)."""
+    problems: list[str] = []
+    index = 0
+    while index < len(messages):
+        msg = messages[index]
+        if isinstance(msg, ToolMessage):
+            problems.append(f"message {index}: tool message {msg.tool_call_id!r} without its call")
+            index += 1
+            continue
+        index += 1
+        if isinstance(msg, AIMessage) and msg.tool_calls:
+            expected = [c.get("id") for c in msg.tool_calls]
+            seen: list[str] = []
+            while index < len(messages) and isinstance(messages[index], ToolMessage):
+                seen.append(messages[index].tool_call_id)  # type: ignore[union-attr]
+                index += 1
+            if sorted(map(str, seen)) != sorted(map(str, expected)):
+                problems.append(
+                    f"message {index}: tool calls {expected} answered by {seen}"
+                )
+    return problems
+
+
+def context_window(
+    messages: Sequence[BaseMessage], limit: int = CONTEXT_MESSAGES
+) -> list[BaseMessage]:
+    """The last `limit` messages, cut only at a user message.
+
+    If the current turn alone is longer than the limit, the window starts at that turn's user
+    message instead (never mid-turn: a window starting at a tool message is invalid).
+    """
+    if len(messages) <= limit:
+        return list(messages)
+    start = len(messages) - limit
+    for index in range(start, len(messages)):
+        if isinstance(messages[index], HumanMessage):
+            return list(messages[index:])
+    for index in range(start - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return list(messages[index:])
+    return list(messages[start:])
+
+
+def latest_user_text(messages: Sequence[BaseMessage]) -> str:
+    for msg in reversed(messages):
+        if isinstance(msg, HumanMessage):
+            return message_text(msg)
+    return ""
+
+
+def tool_calls_since_user(messages: Sequence[BaseMessage]) -> int:
+    """How many tool calls the model made in the current turn (for the loop guard)."""
+    count = 0
+    for msg in reversed(messages):
+        if isinstance(msg, HumanMessage):
+            break
+        if isinstance(msg, AIMessage):
+            count += len(msg.tool_calls)
+    return count

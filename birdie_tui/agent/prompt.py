@@ -1,0 +1,96 @@
+"""System-prompt tiers (DESIGN.md §4) and the report of what each model call was given and why.
+
+Tier 1 catalog of allowed skills · Tier 2a always_inject bodies · Tier 2b trigger-matched
+knowledge bodies · loaded Agent Skills · Tier 3 long-term memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from birdie_tui.agent.events import InjectedSkill, SkillsInjected
+from birdie_tui.providers.tokens import estimate_tokens
+from birdie_tui.skills.models import Skill
+
+PREAMBLE = (
+    "You are Birdie, a helpful agent whose tools and know-how come from skills. "
+    "Use the tools you are given when they help; say plainly when you cannot do something."
+)
+
+
+def matched_trigger(skill: Skill, user_text: str) -> str | None:
+    """The first trigger phrase found (case-insensitive substring) in the user's message."""
+    lowered = user_text.lower()
+    for phrase in skill.triggers:
+        if phrase and phrase.lower() in lowered:
+            return phrase
+    return None
+
+
+def _catalog(allowed: Sequence[Skill]) -> str:
+    if not allowed:
+        return "No skills are enabled for this session."
+    lines = ["You have access to the following skills:", ""]
+    for skill in allowed:
+        line = f"- **{skill.name}**: {skill.description}"
+        if skill.format == "agent-skills":
+            line += " (call `load_skill` with this name to read its instructions)"
+        elif skill.triggers:
+            line += f"  triggers: {', '.join(skill.triggers)}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _tool_hint(skill: Skill, tools_by_tag: dict[str, list[str]]) -> str:
+    """Knowledge skills name the tools they rely on by tag (Birdie's `tool_tags`)."""
+    names: list[str] = []
+    for tag in skill.tool_tags:
+        for name in tools_by_tag.get(tag, []):
+            if name not in names:
+                names.append(name)
+    return f"\n\n(Tools for this: {', '.join(names)})" if names else ""
+
+
+def build_system_prompt(
+    allowed: Sequence[Skill],
+    user_text: str,
+    *,
+    loaded: Iterable[str] = (),
+    memory: Sequence[str] = (),
+    tools_by_tag: dict[str, list[str]] | None = None,
+) -> tuple[str, SkillsInjected]:
+    """Return the system prompt for one model call and the injection report for it."""
+    tools_by_tag = tools_by_tag or {}
+    catalog = _catalog(allowed)
+    parts = [PREAMBLE, catalog]
+    injected: list[InjectedSkill] = []
+
+    def inject(skill: Skill, header: str, reason: str) -> None:
+        body = (skill.body or "").strip() + _tool_hint(skill, tools_by_tag)
+        parts.append(f"--- {header} ---\n{body}")
+        injected.append(InjectedSkill(skill.name, reason, estimate_tokens(body), body))
+
+    for skill in allowed:
+        if skill.always_inject and skill.body:
+            inject(skill, f"{skill.name} skill context", "always_inject")
+    for skill in allowed:
+        if skill.always_inject or skill.format == "agent-skills" or not skill.body:
+            continue
+        phrase = matched_trigger(skill, user_text)
+        if phrase is not None:
+            inject(skill, f"{skill.name} skill context", f"trigger:{phrase}")
+    wanted = {name.lower() for name in loaded}
+    for skill in allowed:
+        if skill.format == "agent-skills" and skill.name.lower() in wanted and skill.body:
+            inject(skill, f"{skill.name} skill (loaded)", "loaded")
+    if memory:
+        parts.append("--- Long-term memory ---\n" + "\n".join(f"- {m}" for m in memory))
+
+    prompt = "\n\n".join(parts)
+    report = SkillsInjected(
+        skills=injected,
+        catalog_tokens=estimate_tokens(catalog),
+        memory=list(memory),
+        prompt_tokens=estimate_tokens(prompt),
+    )
+    return prompt, report

@@ -1,0 +1,70 @@
+"""Turning LangGraph's `astream(stream_mode=["messages","updates","custom"])` output into typed
+turn events (DESIGN.md §3.2). Pure functions over (mode, data) pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from birdie_tui.agent.events import (
+    ApprovalDecided,
+    SkillsInjected,
+    TokenStreamed,
+    ToolCallStarted,
+    ToolFinished,
+    TurnEvent,
+    UsageReported,
+)
+from birdie_tui.agent.history import message_text
+
+
+def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
+    if mode == "messages":
+        chunk, meta = data
+        # `messages` also carries whole ToolMessages written by nodes: tokens come from chunks only.
+        if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "agent":
+            text = message_text(chunk)
+            if text:
+                yield TokenStreamed(text)
+    elif mode == "custom" and isinstance(data, dict):
+        if isinstance(data.get("injected"), SkillsInjected):
+            yield data["injected"]
+        if isinstance(data.get("approval"), dict):
+            yield ApprovalDecided(**data["approval"])
+    elif mode == "updates" and isinstance(data, dict):
+        for node, update in data.items():
+            messages = (update or {}).get("messages", []) if isinstance(update, dict) else []
+            if node == "agent":
+                yield from _agent_update(messages)
+            elif node == "tools":
+                for msg in messages:
+                    if isinstance(msg, ToolMessage):
+                        yield ToolFinished(
+                            id=msg.tool_call_id,
+                            name=msg.name or "",
+                            content=message_text(msg),
+                            error=msg.status == "error",
+                        )
+
+
+def _agent_update(messages: list[Any]) -> Iterator[TurnEvent]:
+    reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+    if reply is None:
+        return
+    usage = reply.usage_metadata or {}
+    yield UsageReported(
+        input_tokens=int(usage.get("input_tokens", 0) or 0),
+        output_tokens=int(usage.get("output_tokens", 0) or 0),
+    )
+    for call in reply.tool_calls:
+        yield ToolCallStarted(id=call.get("id") or "", name=call["name"], args=dict(call["args"]))
+
+
+def final_reply(messages: list[Any]) -> AIMessage | None:
+    """The answer of a finished turn: the last AI message without tool calls."""
+    for msg in reversed(messages):
+        if isinstance(msg, AIMessage):
+            return msg if not msg.tool_calls else None
+    return None

@@ -1,0 +1,92 @@
+"""Command line (DESIGN.md §3.1): the TUI, headless `--print`, and the `skills` / `sessions`
+subcommands. Kept import-light: the engine and the TUI are imported only once chosen."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+PROG = "birdie-tui"
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--user", help="namespace for sessions and memory (default: $USER)")
+    parser.add_argument("--session-id", help="continue this session (YYYY-MM-DD_N)")
+    parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                        help="skill folder to load instead of the defaults (repeatable)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
+                        help="enable a skill for the session being opened (repeatable)")
+    parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
+                        help="disable a skill for the session being opened (repeatable)")
+    parser.add_argument("--auto-approve", action="store_true",
+                        help="run tools that ask for approval without asking")
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="A full-screen terminal home for Birdie, the SKILL.MD-driven agent.",
+        epilog="Subcommands: `birdie-tui skills check [DIR ...] [--json]`, "
+        "`birdie-tui sessions list|export`.",
+    )
+    _common(parser)
+    parser.add_argument("--theme", help="theme name (e.g. birdie-dark, birdie-light, nord)")
+    parser.add_argument("--print", "-p", dest="message", metavar="MESSAGE",
+                        help="run one turn headless and print the reply")
+    parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
+                        help="with --print: the reply as text, or one JSON event per line")
+    return parser
+
+
+def skills_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} skills")
+    sub = parser.add_subparsers(dest="action", required=True)
+    check = sub.add_parser("check", help="parse skill folders and report every skill and error")
+    check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
+    check.add_argument("--json", action="store_true")
+    return parser
+
+
+def sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} sessions")
+    sub = parser.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="list the user's sessions, newest first")
+    listing.add_argument("--user")
+    listing.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="print a session's conversation")
+    export.add_argument("id")
+    export.add_argument("--user")
+    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    return parser
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from birdie_tui import headless
+
+    try:
+        if argv and argv[0] == "skills":
+            return headless.skills_command(skills_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "sessions":
+            return headless.sessions_command(sessions_parser().parse_args(argv[1:]))
+        args = main_parser().parse_args(argv)
+        if args.message is not None:
+            return headless.print_command(args)
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)
+
+    from birdie_tui.tui import run_app
+
+    return run_app(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

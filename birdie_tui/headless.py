@@ -1,0 +1,182 @@
+"""Everything the command line does without the TUI: `--print`, `skills check`, `sessions`.
+
+Each command returns an exit code; user-facing problems become one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"birdie-tui: {message}", file=sys.stderr)
+    return code
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from birdie_tui.agent.engine import EngineError
+    from birdie_tui.providers.config import ConfigError
+    from birdie_tui.store.paths import InvalidName
+
+    return (EngineError, ConfigError, InvalidName)
+
+
+def _guarded(run: Callable[[], Awaitable[int]]) -> int:
+    try:
+        return asyncio.run(run())
+    except _user_errors() as exc:
+        return _fail(str(exc))
+
+
+def engine_options(args: argparse.Namespace) -> Any:
+    from birdie_tui.agent.engine import EngineOptions
+
+    return EngineOptions(
+        user=getattr(args, "user", None),
+        skills_dirs=getattr(args, "skills_dir", None),
+        config_file=getattr(args, "config", None),
+    )
+
+
+def _warn_load_errors(engine: Any) -> None:
+    count = len(engine.registry.errors)
+    if count:
+        print(f"birdie-tui: warning: {count} skill file problem(s); "
+              "run `birdie-tui skills check` for details", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- --print
+def print_command(args: argparse.Namespace) -> int:
+    async def run() -> int:
+        from birdie_tui.agent.engine import Engine
+
+        engine = Engine(engine_options(args))
+        await engine.start()
+        try:
+            _warn_load_errors(engine)
+            opened = await engine.open_session(
+                args.session_id, enable=args.enable, disable=args.disable
+            )
+            stream_json = args.output_format == "stream-json"
+            if stream_json:
+                _emit(opened.to_dict())
+
+            async def approver(call: dict[str, Any], skill: str) -> bool:
+                return bool(args.auto_approve)
+
+            error: str | None = None
+            reply = ""
+            async for event in engine.run_turn(args.message, approver=approver):
+                if stream_json:
+                    _emit(event.to_dict())
+                if event.type == "error":
+                    error = event.message  # type: ignore[attr-defined]
+                elif event.type == "done":
+                    reply = event.text  # type: ignore[attr-defined]
+            if not stream_json and reply:
+                sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
+            return _fail(error, 1) if error else 0
+        finally:
+            await engine.aclose()
+
+    return _guarded(run)
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------- skills check
+def skills_command(args: argparse.Namespace) -> int:
+    from birdie_tui.agent.engine import default_skill_dirs
+    from birdie_tui.skills.loader import load_skills
+    from birdie_tui.store.paths import BirdiePaths
+
+    dirs = args.dirs or default_skill_dirs(BirdiePaths.from_env())
+    result = load_skills(dirs)
+    if args.json:
+        print(json.dumps({"skills": [s.to_dict() for s in result.skills],
+                          "errors": [e.to_dict() for e in result.errors]}, indent=2))
+    else:
+        for skill in result.skills:
+            tools = ", ".join(t.name for t in skill.tools) or "-"
+            triggers = ", ".join(skill.triggers) or "-"
+            state = "on" if skill.enabled_by_default else "off"
+            print(f"ok    {skill.name:<18} {skill.kind:<12} default {state:<3}  "
+                  f"tools: {tools}  triggers: {triggers}")
+        for error in result.errors:
+            print(f"ERROR {error}")
+        print(f"{len(result.skills)} skill(s), {len(result.errors)} error(s)")
+    return 1 if result.errors else 0
+
+
+# ---------------------------------------------------------------------------- sessions
+def sessions_command(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        return _guarded(lambda: _sessions_list(args))
+    return _guarded(lambda: _sessions_export(args))
+
+
+def session_row(meta: Any) -> dict[str, Any]:
+    return {
+        "id": meta.id,
+        "title": meta.title,
+        "created_at": meta.created_at,
+        "updated_at": meta.updated_at,
+        "turns": meta.turns,
+        "input_tokens": meta.input_tokens,
+        "output_tokens": meta.output_tokens,
+    }
+
+
+async def _sessions_list(args: argparse.Namespace) -> int:
+    from birdie_tui.store import BirdiePaths, SessionStore
+    from birdie_tui.store.paths import default_user, validate_user
+
+    store = SessionStore(BirdiePaths.from_env(), validate_user(args.user or default_user()))
+    rows = [session_row(meta) for meta in store.list()]
+    for warning in store.warnings:
+        print(f"birdie-tui: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("no sessions yet")
+    for row in rows:
+        tokens = f"↑{row['input_tokens']} ↓{row['output_tokens']}"
+        print(f"{row['id']:<14} {row['turns']:>4} turns  {tokens:<16} "
+              f"{row['updated_at'][:16].replace('T', ' ')}  {row['title'] or '(untitled)'}")
+    return 0
+
+
+async def _sessions_export(args: argparse.Namespace) -> int:
+    from birdie_tui.agent.engine import Engine
+    from birdie_tui.agent.transcript import message_to_dict, to_markdown
+    from birdie_tui.providers.config import ProviderConfig
+    from birdie_tui.store.paths import validate_session_id
+
+    validate_session_id(args.id)
+    options = engine_options(args)
+    options.provider = ProviderConfig(vendor="offline")  # export needs no model or key
+    engine = Engine(options)
+    await engine.start()
+    try:
+        meta = engine.sessions.load(args.id)
+        if meta is None:
+            return _fail(f"session {args.id!r} not found for user {engine.user!r}", 1)
+        messages = await engine.messages(args.id)
+        if args.format == "json":
+            print(json.dumps({"session": session_row(meta),
+                              "messages": [message_to_dict(m) for m in messages]},
+                             indent=2, ensure_ascii=False))
+        else:
+            sys.stdout.write(to_markdown(f"{meta.id} — {meta.title or 'untitled'}", messages))
+        return 0
+    finally:
+        await engine.aclose()

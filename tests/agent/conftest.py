@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from birdie_tui.agent.engine import Engine, EngineOptions
+from birdie_tui.providers.config import ProviderConfig
+
+SKILLS = {
+    "echoer/SKILL.MD": """
+        ---
+        name: Echoer
+        description: Echo text back.
+        tags: [text]
+        ---
+
+        ## Tools
+
+        ### echo_text
+        description: Print the given text.
+        entrypoint: bash:printf '%s' {text}
+        schema:
+          type: object
+          properties:
+            text:
+              type: string
+          required: [text]
+
+        ### fail_hard
+        description: Always fails.
+        entrypoint: bash:echo broken >&2; exit 3
+        schema:
+          type: object
+          properties: {}
+
+        ### slow
+        description: Sleeps for a long time (leaves a marker once it runs).
+        entrypoint: bash:touch "$BIRDIE_HOME/slow.started"; sleep 30
+        schema:
+          type: object
+          properties: {}
+        """,
+    "guarded/SKILL.MD": """
+        ---
+        name: Guarded
+        description: A tool that asks first.
+        ---
+
+        ## Tools
+
+        ### touch_file
+        description: Create a file.
+        entrypoint: bash:touch {path}
+        schema:
+          type: object
+          properties:
+            path: {type: string}
+          required: [path]
+
+        ## Permissions
+        require_approval: true
+        """,
+    "ssh/SKILL.MD": """
+        ---
+        name: ssh
+        description: SSH know-how.
+        triggers: [ssh, remote server]
+        ---
+        # SSH
+        Use keys, not passwords.
+        """,
+    "planner/SKILL.MD": """
+        ---
+        name: planner
+        description: Plan step by step.
+        always_inject: true
+        ---
+        Think in small steps.
+
+        ## Tools
+
+        ### noop
+        description: Do nothing.
+        entrypoint: bash:true
+        schema: {type: object, properties: {}}
+        """,
+    "quiet/SKILL.MD": """
+        ---
+        name: Quiet
+        description: Off unless asked for.
+        enabled_by_default: false
+        ---
+
+        ## Tools
+
+        ### hush
+        description: Say nothing.
+        entrypoint: bash:true
+        schema: {type: object, properties: {}}
+        """,
+    "helper/SKILL.md": """
+        ---
+        name: helper
+        description: An Agent Skill with a reference file.
+        ---
+        Always answer with care.
+        """,
+    "helper/references/notes.md": "reference notes\n",
+}
+
+
+def write_skills(root: Path) -> Path:
+    for rel, text in SKILLS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+@pytest.fixture
+def skills_dir(tmp_path) -> Path:
+    return write_skills(tmp_path / "skills")
+
+
+@pytest.fixture
+async def engine(skills_dir):
+    eng = Engine(EngineOptions(skills_dirs=[skills_dir], provider=ProviderConfig(vendor="offline"),
+                               tool_timeout=10))
+    await eng.start()
+    await eng.open_session()
+    yield eng
+    await eng.aclose()
+
+
+async def collect(engine, text, **kw):
+    return [event async for event in engine.run_turn(text, **kw)]
