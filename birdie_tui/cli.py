@@ -4,6 +4,7 @@ subcommands. Kept import-light: the engine and the TUI are imported only once ch
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,6 +69,17 @@ def fail(message: str, code: int = 2) -> int:
     return code
 
 
+def stdout_closed() -> int:
+    """Whoever read our output went away (`... | head -1`): stop with one line, no traceback,
+    and no second BrokenPipeError when the interpreter flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return fail("output closed (broken pipe)", 141)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from birdie_tui import headless
@@ -82,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return headless.print_command(args)
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+    except BrokenPipeError:
+        return stdout_closed()
 
     from birdie_tui.tui import run_app
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -71,13 +72,18 @@ def print_command(args: argparse.Namespace) -> int:
 
             error: str | None = None
             reply = ""
-            async for event in engine.run_turn(args.message, approver=approver):
-                if stream_json:
-                    _emit(event.to_dict())
-                if event.type == "error":
-                    error = event.message  # type: ignore[attr-defined]
-                elif event.type == "done":
-                    reply = event.text  # type: ignore[attr-defined]
+            # aclosing: if writing fails (closed pipe), the turn is closed and its history
+            # repaired now, while the checkpointer is still open.
+            async with contextlib.aclosing(
+                engine.run_turn(args.message, approver=approver)
+            ) as events:
+                async for event in events:
+                    if stream_json:
+                        _emit(event.to_dict())
+                    if event.type == "error":
+                        error = event.message  # type: ignore[attr-defined]
+                    elif event.type == "done":
+                        reply = event.text  # type: ignore[attr-defined]
             if not stream_json and reply:
                 sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
             return _fail(error, 1) if error else 0

@@ -166,6 +166,10 @@ class Engine:
         disable: Iterable[str] = (),
     ) -> SessionOpened:
         """Continue `session_id`, or start a new session; apply --enable/--disable grants."""
+        enable, disable = list(enable), list(disable)
+        for name in (*enable, *disable):  # before anything is created or switched
+            if self.registry.get(name) is None:
+                raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
         if session_id:
             try:
                 validate_session_id(session_id)
