@@ -1,0 +1,57 @@
+"""Ask for a new session title, prefilled with the current one so a small edit stays small."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+
+class RenameScreen(ModalScreen[str | None]):
+    """Dismisses with the stripped new title, or None when cancelled or left blank."""
+
+    DEFAULT_CSS = """
+    RenameScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    RenameScreen > #rename-dialog {
+        width: 64;
+        max-width: 90%;
+        height: auto;
+        padding: 1 2;
+        border: thick $primary 70%;
+        background: $surface;
+    }
+    RenameScreen #rename-title {
+        text-style: bold;
+        color: $primary;
+        margin-bottom: 1;
+    }
+    RenameScreen #rename-hint {
+        color: $text-muted;
+        margin-top: 1;
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="rename.cancel")]
+    AUTO_FOCUS = "#rename-input"
+
+    def __init__(self, current_title: str) -> None:
+        super().__init__()
+        self.current_title = current_title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rename-dialog"):
+            yield Label("Rename session", id="rename-title")
+            yield Input(self.current_title, placeholder="session title", id="rename-input")
+            yield Static("enter save · esc cancel", id="rename-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
