@@ -1,0 +1,21 @@
+"""The Textual front end. `create_app(argv)` builds the app exactly as `birdie-tui <argv>` would,
+without running it (Pilot and snapshot tests use it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def create_app(argv: Sequence[str] = (), **options: Any) -> Any:
+    from birdie_tui.cli import main_parser
+    from birdie_tui.tui.app import BirdieApp
+
+    args = main_parser().parse_args(list(argv))
+    return BirdieApp(args, **options)
+
+
+def run_app(argv: Sequence[str]) -> int:
+    app = create_app(argv)
+    result = app.run()
+    return result if isinstance(result, int) else 0

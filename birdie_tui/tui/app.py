@@ -1,0 +1,434 @@
+"""The Birdie Textual app: layout, keys, and reactions to the engine's messages.
+
+The engine (LangGraph, SDKs) is imported in a worker after the first paint; until it is ready the
+composer already takes input and queues it. Session handling lives in `sessions.py`, slash
+commands in `slash.py`, palette commands in `commands.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from birdie_tui.tui import messages as m
+from birdie_tui.tui.commands import BirdieCommands
+from birdie_tui.tui.screens.approval import ApprovalScreen
+from birdie_tui.tui.sessions import SessionControl
+from birdie_tui.tui.slash import SLASH_COMMANDS, SlashCommands
+from birdie_tui.tui.themes import register_themes
+from birdie_tui.tui.views import broken_files, injection_view, skill_rows, token_view
+from birdie_tui.tui.widgets.chat.chat_log import ChatLog
+from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
+from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+from birdie_tui.tui.widgets.status_bar import StatusBar
+
+NARROW = 100  # below this many columns the side panels collapse
+DEFAULT_THEME = "birdie-dark"
+
+
+class BirdieApp(App[int]):
+    CSS_PATH = "birdie.tcss"
+    TITLE = "birdie"
+    COMMANDS = App.COMMANDS | {BirdieCommands}
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
+        Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
+        Binding("ctrl+n", "new_session", "New", id="app.new_session"),
+        Binding("ctrl+pageup", "cycle_session(-1)", "Prev session", id="app.prev_session",
+                show=False),
+        Binding("ctrl+pagedown", "cycle_session(1)", "Next session", id="app.next_session",
+                show=False),
+        Binding("ctrl+b", "toggle_sidebar", "Skills", id="app.toggle_sidebar"),
+        Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel"),
+        Binding("ctrl+p", "command_palette", "Palette", id="app.palette", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(self, args: argparse.Namespace, *, environ: Mapping[str, str] | None = None,
+                 cursor_blink: bool = True):
+        super().__init__()
+        self.args = args
+        self.environ = dict(os.environ if environ is None else environ)
+        self.cursor_blink = cursor_blink
+        self.engine: Any = None
+        self.settings: Any = None
+        self.ready = asyncio.Event()
+        self.pending: list[str] = []  # typed before the engine was ready
+        self.skill_marks: dict[str, str] = {}
+        self.sessions = SessionControl(self)
+        self.slash = SlashCommands(self)
+        # the running turn
+        self.turn_worker: Any = None
+        self.reply: Any = None
+        self.calls: list[tuple[int, int]] = []
+        self.live_in = self.live_out = 0
+        self.sidebar_forced: bool | None = None  # ctrl+b overrides the width rule
+        self.panel_forced: bool | None = None
+        self._theme_warnings = register_themes(self, self._theme_dirs())
+        self.theme = self._initial_theme()
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            yield SkillSidebar(id="skills")
+            with Vertical(id="center"):
+                yield ChatLog(id="chat")
+                yield Composer(id="composer", cursor_blink=self.cursor_blink)
+                yield Static("", id="composer-hint", markup=False)
+            with TabbedContent(id="panels"):
+                with TabPane("Context", id="tab-context"):
+                    yield ContextPanel(id="context")
+                with TabPane("Tokens", id="tab-tokens"):
+                    yield TokenPanel(id="tokens")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Composer).set_commands(SLASH_COMMANDS)
+        self.query_one(Composer).focus()
+        self._apply_width(self.size.width)
+        self.query_one(StatusBar).update_status(
+            model="starting…", session_id="", title=None, context_tokens=0,
+            context_window=None, session_in=0, session_out=0, busy=True)
+        for warning in self._theme_warnings:
+            self.notify(warning, title="Theme", severity="warning")
+        self.boot()
+
+    def on_resize(self, event: Any) -> None:
+        self._apply_width(event.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        narrow = width < NARROW
+        show_sidebar = self.sidebar_forced if self.sidebar_forced is not None else not narrow
+        show_panel = self.panel_forced if self.panel_forced is not None else not narrow
+        self.query_one(SkillSidebar).display = show_sidebar
+        self.query_one("#panels").display = show_panel
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one(SkillSidebar)
+        self.sidebar_forced = not sidebar.display
+        self._apply_width(self.size.width)
+
+    def action_toggle_panel(self) -> None:
+        self.panel_forced = not self.query_one("#panels").display
+        self._apply_width(self.size.width)
+
+    # ------------------------------------------------------------------ themes
+    def _theme_dirs(self) -> list[Path]:
+        from birdie_tui.skills.bundled import bundled_themes_dir
+
+        home = Path(self.environ.get("BIRDIE_HOME", "~/.birdie")).expanduser()
+        return [bundled_themes_dir(), home / "themes"]
+
+    def _initial_theme(self) -> str:
+        wanted = self.args.theme or _saved_theme(self.environ) or DEFAULT_THEME
+        if wanted in self.available_themes:
+            return wanted
+        self._theme_warnings.append(f"unknown theme {wanted!r}; using {DEFAULT_THEME}")
+        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+
+    def set_theme(self, name: str) -> bool:
+        if name not in self.available_themes:
+            return False
+        self.theme = name
+        if self.settings is not None:
+            self.settings.theme = name
+            self.save_settings()
+        return True
+
+    def save_settings(self) -> None:
+        from birdie_tui.store.settings import save_settings
+
+        try:
+            save_settings(self.engine.paths, self.settings)
+        except OSError as exc:
+            self.notify(f"could not save settings: {exc}", severity="error")
+
+    # ------------------------------------------------------------------ engine boot
+    @work(group="engine-boot", exit_on_error=False)
+    async def boot(self) -> None:
+        chat = self.query_one(ChatLog)
+        try:
+            # The heavy imports (LangGraph, LangChain) run off the UI loop, after first paint.
+            engine_mod = await asyncio.to_thread(importlib.import_module,
+                                                 "birdie_tui.agent.engine")
+            engine = self._make_engine(engine_mod)
+            await engine.start()
+            await self._load_settings(engine)
+            opened = await engine.open_session(self.args.session_id, enable=self.args.enable,
+                                               disable=self.args.disable)
+        except Exception as exc:  # noqa: BLE001 - shown, never fatal
+            chat.add_error(f"Birdie could not start: {_one_line(exc)}")
+            self.query_one(StatusBar).update_status(
+                model="not started", session_id="", title=None, context_tokens=0,
+                context_window=None, session_in=0, session_out=0, busy=False)
+            return
+        self.engine = engine
+        for warning in engine.sessions.warnings + engine.memory.warnings:
+            self.notify(warning, title="Recovered", severity="warning", timeout=10)
+        await self.sessions.show_current(new=opened.new)
+        self.ready.set()
+        self.post_message(m.EngineReady())
+
+    def _make_engine(self, engine_mod: Any) -> Any:
+        from birdie_tui.providers.config import ConfigError, ProviderConfig
+
+        options = engine_mod.EngineOptions(
+            user=self.args.user, skills_dirs=self.args.skills_dir,
+            config_file=self.args.config, environ=self.environ)
+        try:
+            return engine_mod.Engine(options)
+        except ConfigError as exc:
+            # A missing key is a message, not a dead app: run offline and say why.
+            self.query_one(ChatLog).add_error(f"{exc} — using the offline model instead.")
+            options.provider = ProviderConfig(vendor="offline")
+            return engine_mod.Engine(options)
+
+    async def _load_settings(self, engine: Any) -> None:
+        from birdie_tui.store.settings import load_settings
+
+        self.settings, warnings = load_settings(engine.paths)
+        for warning in warnings:
+            self.notify(warning, title="Settings", severity="warning")
+        self.query_one(ChatLog).set_tool_output_mode(self.settings.tool_output)
+
+    def on_engine_ready(self, _: m.EngineReady) -> None:
+        queued, self.pending = self.pending, []
+        for text in queued:
+            self.submit(text)
+
+    # ------------------------------------------------------------------ refreshing panels
+    def refresh_skills(self) -> None:
+        if self.engine is not None:
+            self.query_one(SkillSidebar).set_skills(skill_rows(self.engine, self.skill_marks),
+                                                    broken_files(self.engine))
+
+    def refresh_status(self, busy: bool | None = None) -> None:
+        if self.engine is None:
+            return
+        busy = self.turn_running if busy is None else busy
+        view = token_view(self.engine, calls=self.calls, live_in=self.live_in,
+                          live_out=self.live_out)
+        meta = self.engine.session
+        self.query_one(StatusBar).update_status(
+            model=self.engine.model_label, session_id=meta.id if meta else "",
+            title=meta.title if meta else None, context_tokens=view.context_tokens,
+            context_window=view.context_window, session_in=view.session_in,
+            session_out=view.session_out, busy=busy)
+        self.query_one(TokenPanel).show(view)
+
+    # ------------------------------------------------------------------ input
+    @on(Composer.Submitted)
+    def on_composer_submitted(self, event: Composer.Submitted) -> None:
+        self.submit(event.text)
+
+    @on(Composer.Hint)
+    def on_composer_hint(self, event: Composer.Hint) -> None:
+        self.query_one("#composer-hint", Static).update(event.text)
+
+    def submit(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        if text.startswith("/"):
+            self.run_slash(text)
+            return
+        if self.engine is None:
+            self.pending.append(text)
+            self.query_one(ChatLog).add_notice("Starting up — your message will be sent "
+                                               "as soon as Birdie is ready.")
+            return
+        if self.turn_running:
+            self.query_one(Composer).load_text(text)  # keep what they typed
+            self.notify("Birdie is still answering — Esc cancels the running turn.",
+                        severity="warning")
+            return
+        self.start_turn(text)
+
+    @work(group="slash", exit_on_error=False)
+    async def run_slash(self, line: str) -> None:
+        if line.split()[0] not in ("/quit", "/help", "/clear"):
+            await self.ready.wait()
+        try:
+            await self.slash.run(line)
+        except Exception as exc:  # noqa: BLE001 - a command failure is a message
+            self.query_one(ChatLog).add_error(f"{line.split()[0]}: {_one_line(exc)}")
+
+    # ------------------------------------------------------------------ turns
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and not self.turn_worker.is_finished
+
+    def start_turn(self, text: str) -> None:
+        chat = self.query_one(ChatLog)
+        chat.add_user(text)
+        self.reply = None
+        self.calls = []
+        self.live_in = self.live_out = 0
+        self.turn_worker = self.run_turn(text)
+        self.refresh_status(busy=True)
+
+    @work(group="agent-turn", exclusive=True, exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        approver = self.approve_always if self.args.auto_approve else self.ask_approval
+        try:
+            async for event in self.engine.run_turn(text, approver=approver):
+                message = m.to_message(event)
+                if message is not None:
+                    self.post_message(message)
+        except asyncio.CancelledError:
+            self.post_message(m.TurnCancelled())
+            raise
+        except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
+            self.post_message(m.TurnFailed(_one_line(exc)))
+        finally:
+            self.call_later(self._turn_settled)
+
+    async def approve_always(self, call: dict[str, Any], skill: str) -> bool:
+        return True
+
+    async def ask_approval(self, call: dict[str, Any], skill: str) -> bool:
+        """An approval is a future the modal resolves (the engine awaits it)."""
+        decided: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        screen = ApprovalScreen(call["name"], skill, dict(call.get("args") or {}))
+
+        def resolve(result: bool | None) -> None:
+            if not decided.done():
+                decided.set_result(bool(result))
+
+        self.push_screen(screen, resolve)
+        try:
+            return await decided
+        except asyncio.CancelledError:
+            if screen.is_active:
+                screen.dismiss(False)
+            raise
+
+    async def cancel_turn(self) -> bool:
+        """Cancel the running turn and wait until its history is repaired."""
+        worker = self.turn_worker
+        if worker is None or worker.is_finished:
+            return False
+        worker.cancel()
+        while not worker.is_finished:  # the engine repairs the history before it finishes
+            await asyncio.sleep(0.01)
+        return True
+
+    async def action_cancel_turn(self) -> None:
+        if await self.cancel_turn():
+            self.notify("Turn cancelled.", timeout=2)
+
+    def on_turn_started(self, _: m.TurnStarted) -> None:
+        self.refresh_status(busy=True)
+
+    def on_token_streamed(self, message: m.TokenStreamed) -> None:
+        if self.reply is None:
+            self.reply = self.query_one(ChatLog).start_reply()
+        self.reply.append(message.text)
+
+    async def _close_reply(self, interrupted: bool = False) -> None:
+        reply, self.reply = self.reply, None
+        if reply is not None:
+            await (reply.mark_interrupted() if interrupted else reply.finish())
+
+    async def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
+        await self._close_reply()
+        self.query_one(ChatLog).add_tool_call(message.id, message.name, message.args)
+
+    def on_tool_finished(self, message: m.ToolFinished) -> None:
+        self.query_one(ChatLog).finish_tool(message.id, message.content, message.error)
+
+    def on_skills_injected(self, message: m.SkillsInjected) -> None:
+        self.query_one(ContextPanel).show(injection_view(message.report))
+
+    def on_usage_reported(self, message: m.UsageReported) -> None:
+        self.calls.append((message.input_tokens, message.output_tokens))
+        self.live_in += message.input_tokens
+        self.live_out += message.output_tokens
+        self.refresh_status(busy=True)
+
+    def on_approval_decided(self, message: m.ApprovalDecided) -> None:
+        if message.decision != "approved":
+            self.notify(f"{message.name} was not run (denied).", severity="warning")
+
+    async def on_turn_finished(self, _: m.TurnFinished) -> None:
+        await self._close_reply()
+
+    async def on_turn_failed(self, message: m.TurnFailed) -> None:
+        await self._close_reply(interrupted=True)
+        self.query_one(ChatLog).add_error(message.message)
+
+    async def on_turn_cancelled(self, _: m.TurnCancelled) -> None:
+        self.query_one(ChatLog).cancel_running_tools()
+        if self.reply is not None:
+            await self._close_reply(interrupted=True)
+        else:
+            self.query_one(ChatLog).add_notice("Turn cancelled.")
+
+    def _turn_settled(self) -> None:
+        # The engine has recorded the turn in the session file: its totals are now the truth.
+        self.live_in = self.live_out = 0
+        self.refresh_status(busy=False)
+
+    # ------------------------------------------------------------------ skills
+    @on(SkillSidebar.Toggled)
+    def on_skill_toggled(self, event: SkillSidebar.Toggled) -> None:
+        self.toggle_skill(event.name, event.enabled)
+
+    def toggle_skill(self, name: str, enabled: bool | None = None) -> None:
+        if self.engine is None:
+            return
+        skill = self.engine.registry.get(name)
+        if skill is None:
+            self.notify(f"unknown skill {name!r}", severity="error")
+            return
+        enabled = (not self.engine.is_enabled(skill)) if enabled is None else enabled
+        self.engine.set_skill_enabled(skill.name, enabled)
+        self.refresh_skills()
+        self.notify(f"{skill.name} {'enabled' if enabled else 'disabled'} for this session",
+                    timeout=2)
+
+    # ------------------------------------------------------------------ sessions (keys)
+    def action_sessions(self) -> None:
+        self.sessions.open_browser()
+
+    def action_new_session(self) -> None:
+        self.sessions.run(self.sessions.new())
+
+    def action_cycle_session(self, step: int) -> None:
+        self.sessions.run(self.sessions.cycle(step))
+
+    async def on_unmount(self) -> None:
+        if self.engine is not None:
+            await self.engine.aclose()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _saved_theme(environ: Mapping[str, str]) -> str | None:
+    """The theme from settings.json, read without pydantic so the first paint stays fast."""
+    import json
+
+    path = environ.get("BIRDIE_SETTINGS_FILE") or str(
+        Path(environ.get("BIRDIE_HOME", "~/.birdie")).expanduser() / "settings.json")
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8")).get("theme")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None

@@ -1,0 +1,235 @@
+"""The assistant's reply: Markdown streamed in batches, split across widgets when it grows long.
+
+Tokens arrive far faster than Markdown can re-render, so `append` only buffers and a timer
+flushes ~15×/s. Textual's Markdown re-parses its whole *last block* on every append, so a long
+reply is cut into several Markdown widgets at paragraph boundaries (never inside a code fence).
+
+Textual's Markdown mounts ~10 widgets per short reply (300 replies ≈ 9 s), so replayed history
+can ask for `lite=True`: one Static rendering rich's Markdown (300 replies ≈ 0.5 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.app import ComposeResult
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+FLUSH_INTERVAL = 1 / 15
+SPLIT_CHARS = 6_000
+
+
+class ParagraphSplitter:
+    """Finds safe places to start a new Markdown widget in text that arrives in pieces.
+
+    A safe place is the start of an unindented line that follows a blank line, outside a
+    ``` / ~~~ fence, once the current widget holds at least `limit` characters.
+    """
+
+    def __init__(self, limit: int = SPLIT_CHARS) -> None:
+        self.limit = limit
+        self._fence: tuple[str, int] | None = None  # (fence char, run length) while inside one
+        self._tail = ""  # the incomplete last line seen so far
+        self._prev_blank = False
+        self._segment_len = 0  # characters in the current widget
+
+    @property
+    def in_fence(self) -> bool:
+        return self._fence is not None
+
+    def feed(self, chunk: str) -> list[int]:
+        """Offsets in `chunk` where a new widget should start (usually none)."""
+        splits: list[int] = []
+        text = self._tail + chunk
+        base = -len(self._tail)  # chunk offset of text[0]
+        seg_start = -self._segment_len
+        pos = 0
+        for line in text.splitlines(keepends=True):
+            start = base + pos
+            pos += len(line)
+            # Judge a line's start once: when first seen, with its first character known.
+            if (
+                start >= 0
+                and self._prev_blank
+                and self._fence is None
+                and line[0] not in " \t\r\n"
+                and start - seg_start >= self.limit
+            ):
+                splits.append(start)
+                seg_start = start
+            if not line.endswith("\n"):
+                self._tail = line
+                break
+            self._classify(line)
+        else:
+            self._tail = ""
+        self._segment_len = len(chunk) - seg_start
+        return splits
+
+    def _classify(self, line: str) -> None:
+        stripped = line.strip()
+        self._prev_blank = not stripped
+        if not stripped or stripped[0] not in "`~":
+            return
+        char = stripped[0]
+        run = len(stripped) - len(stripped.lstrip(char))
+        if run < 3:
+            return
+        if self._fence is None:
+            self._fence = (char, run)
+        elif char == self._fence[0] and run >= self._fence[1] and not stripped[run:].strip():
+            self._fence = None
+
+
+class AssistantMessage(Widget):
+    """One assistant turn. Call `append` per token, `finish` (or `mark_interrupted`) at the end."""
+
+    DEFAULT_CSS = """
+    AssistantMessage {
+        height: auto;
+        margin: 0 0 1 0;
+        & > Markdown { margin: 0; padding: 0 1; }
+        & > .lite { padding: 0 1; }
+        & > .interrupted { color: $text-muted; text-style: italic; padding: 0 1; }
+    }
+    """
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        streaming: bool = True,
+        lite: bool = False,
+        split_chars: int = SPLIT_CHARS,
+        flush_interval: float = FLUSH_INTERVAL,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._parts: list[str] = [text] if text else []
+        self._pending: list[str] = [text] if (text and streaming) else []
+        self._streaming = streaming
+        self._finished = not streaming
+        self._interrupted = False
+        self._flush_interval = flush_interval
+        self._splitter = ParagraphSplitter(split_chars)
+        self._flush_lock = asyncio.Lock()
+        self._stream: MarkdownStream | None = None
+        self._timer: Timer | None = None
+        self._lite = lite and not streaming
+        self._markdown = Markdown(None if streaming else text)
+        self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
+
+    @classmethod
+    def static(cls, text: str, *, lite: bool = False, **kwargs) -> AssistantMessage:
+        """A finished message rendered at once (replaying history); `lite`: one cheap widget."""
+        return cls(text, streaming=False, lite=lite, **kwargs)
+
+    @property
+    def text(self) -> str:
+        """Everything appended so far, rendered or not."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupted
+
+    @property
+    def markdown_widgets(self) -> list[Markdown]:
+        return list(self.query_children(Markdown))
+
+    @property
+    def lite(self) -> bool:
+        return self._lite
+
+    def compose(self) -> ComposeResult:
+        if self._lite:
+            yield Static(RichMarkdown(self.text), classes="lite")
+        else:
+            yield self._markdown
+        if self._interrupted:
+            yield Static("interrupted", classes="interrupted")
+
+    def on_mount(self) -> None:
+        if self._finished:
+            if self._streaming:  # finished before it was mounted: render in one go
+                self._markdown.update(self.text)
+            return
+        self._stream = Markdown.get_stream(self._markdown)
+        self._timer = self.set_interval(self._flush_interval, self._flush_tick)
+
+    def append(self, fragment: str) -> None:
+        """Buffer a fragment; the timer renders it. Cheap enough to call per token."""
+        if not fragment or self._finished:
+            return
+        self._parts.append(fragment)
+        self._pending.append(fragment)
+
+    async def _flush_tick(self) -> None:
+        if not self._flush_lock.locked():  # one flush in flight at a time
+            async with self._flush_lock:
+                await self._flush()
+
+    async def _flush(self) -> None:
+        if not self._pending or self._stream is None:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        self.flush_count += 1
+        start = 0
+        for split in self._splitter.feed(chunk):
+            await self._stream.write(chunk[start:split])
+            await self._start_new_segment()
+            start = split
+        await self._stream.write(chunk[start:])
+
+    async def _start_new_segment(self) -> None:
+        assert self._stream is not None
+        await self._stream.stop()
+        self._markdown = Markdown()
+        await self.mount(self._markdown)
+        self._stream = Markdown.get_stream(self._markdown)
+
+    async def finish(self) -> None:
+        """Render what is left and stop streaming. Safe to call twice."""
+        if self._finished:
+            return
+        self._finished = True
+        if self._stream is None:  # not mounted yet: on_mount renders the whole text
+            return
+        async with self._flush_lock:
+            # Stop the timer only now: stopping it cancels a tick mid-flush (mid-split).
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            await self._flush()
+            await self._stream.stop()
+            self._stream = None
+
+    async def mark_interrupted(self) -> None:
+        """Finish, then say so: the user stopped the turn before it ended."""
+        await self.finish()
+        if self._interrupted:
+            return
+        self._interrupted = True
+        if self.is_mounted:  # otherwise compose adds the note
+            await self.mount(Static("interrupted", classes="interrupted"))
+
+    def on_unmount(self) -> None:
+        # Pruned or cleared mid-stream: drop the stream's background task with the widget.
+        self._finished = True
+        stream, self._stream = self._stream, None
+        task = getattr(stream, "_task", None)
+        if task is not None:
+            stream._pending.clear()
+            task.cancel()

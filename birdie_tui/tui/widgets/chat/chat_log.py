@@ -1,0 +1,204 @@
+"""The scrolling conversation: user messages, streamed replies, tool blocks, notices, errors.
+
+It receives plain strings and dicts from the app (never engine objects), keeps at most
+`MAX_WIDGETS` children so long sessions stay fast, and stays anchored to the bottom while
+the reply streams unless the user has scrolled up.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
+from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
+from birdie_tui.tui.widgets.chat.user_message import UserMessage
+
+MAX_WIDGETS = 300
+# Replayed replies older than this many from the end use the cheap renderer (see AssistantMessage).
+REPLAY_FULL_MARKDOWN = 12
+PRUNED_TEXT = "… earlier messages hidden"
+
+
+class ChatLog(VerticalScroll):
+    """The conversation log. The app mounts it with id="chat"."""
+
+    MAX_WIDGETS = MAX_WIDGETS
+
+    DEFAULT_CSS = """
+    ChatLog {
+        layout: stream;
+        height: 1fr;
+        padding: 0 1;
+        background: $background;
+        & > Markdown.notice { margin: 0 0 1 0; padding: 0 1; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._tools: dict[str, ToolBlock] = {}
+        self._tool_output_mode = "full"
+        self._pruned_notice: Notice | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- adding entries -----------------------------------------------------------------------
+
+    def add_user(self, text: str) -> UserMessage:
+        """The user's message; sending one also brings the view back to the bottom."""
+        message = self._add(UserMessage(text))
+        self.scroll_end(animate=False)
+        return message
+
+    def start_reply(self) -> AssistantMessage:
+        """A new streaming reply at the bottom; feed it with `append`, end with `finish`."""
+        return self._add(AssistantMessage())
+
+    def add_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolBlock:
+        block = ToolBlock(call_id, name, args, mode=self._tool_output_mode)
+        self._tools[call_id] = block
+        return self._add(block)
+
+    def finish_tool(self, call_id: str, content: str, error: bool) -> None:
+        block = self._tools.pop(call_id, None)
+        if block is None:  # a result whose call we never saw (or pruned): still show it
+            block = self._add(ToolBlock(call_id, "tool", {}, mode=self._tool_output_mode))
+        block.finish(content, error)
+
+    def add_error(self, message: str) -> ErrorBlock:
+        return self._add(ErrorBlock(message))
+
+    def add_notice(self, text: str, *, markdown: bool = False) -> Widget:
+        """Command output. `markdown=True` renders tables and lists (e.g. /help)."""
+        return self._add(Markdown(text, classes="notice") if markdown else Notice(text))
+
+    def _add(self, widget: Any) -> Any:
+        self.mount(widget)
+        self._prune()
+        return widget
+
+    # -- tool output mode ---------------------------------------------------------------------
+
+    @property
+    def tool_output_mode(self) -> str:
+        return self._tool_output_mode
+
+    def set_tool_output_mode(self, mode: str) -> None:
+        """`full`, `short` (first lines) or `off` (name and line count): for old and new blocks."""
+        if mode not in TOOL_OUTPUT_MODES:
+            raise ValueError(f"tool output mode must be one of {TOOL_OUTPUT_MODES}, not {mode!r}")
+        self._tool_output_mode = mode
+        for block in self.query_children(ToolBlock):
+            block.set_mode(mode)
+
+    # -- whole-log operations -----------------------------------------------------------------
+
+    def cancel_running_tools(self) -> None:
+        """Mark calls that will never get a result (the turn was stopped)."""
+        for block in self._tools.values():
+            block.cancel()
+        self._tools.clear()
+
+    async def clear_log(self) -> None:
+        self._tools.clear()
+        self._pruned_notice = None
+        await self.remove_children()
+
+    async def replay(self, items: list[dict[str, Any]]) -> None:
+        """Rebuild a past conversation at once: no streaming, one mount for everything."""
+        widgets: list[Widget] = []
+        pending: dict[str, ToolBlock] = {}
+        mode = self._tool_output_mode
+        # The replies the user sees first get the full renderer, so they look like live ones.
+        replies_left = sum(1 for item in items if _is_reply(item))
+        for item in items:
+            role = item.get("role")
+            if role == "user":
+                widgets.append(UserMessage(_as_text(item.get("content"))))
+            elif role == "assistant":
+                if _is_reply(item):
+                    replies_left -= 1
+                    lite = replies_left >= REPLAY_FULL_MARKDOWN
+                    widgets.append(AssistantMessage.static(_as_text(item["content"]), lite=lite))
+                for call in item.get("tool_calls") or ():
+                    call_id = str(call.get("id", ""))
+                    block = ToolBlock(call_id, str(call.get("name", "tool")), call.get("args") or {}, mode=mode)
+                    pending[call_id] = block
+                    widgets.append(block)
+            elif role == "tool":
+                call_id = str(item.get("tool_call_id", ""))
+                block = pending.pop(call_id, None)
+                if block is None:
+                    block = ToolBlock(call_id, str(item.get("name") or "tool"), {}, mode=mode)
+                    widgets.append(block)
+                block.finish(_as_text(item.get("content")), bool(item.get("error", False)))
+        for block in pending.values():  # calls whose results never came back
+            block.cancel()
+        if not widgets:
+            return
+        existing = self._entries()
+        overflow = len(existing) + len(widgets) - self.MAX_WIDGETS
+        if overflow > 0:
+            dropped = min(overflow, len(existing))
+            self._forget(existing[:dropped])
+            await self.remove_children(existing[:dropped])
+            widgets = widgets[overflow - dropped:]
+        with self.app.batch_update():
+            await self.mount_all(widgets)
+            if overflow > 0:
+                await self._ensure_pruned_notice()
+        self.scroll_end(animate=False, immediate=True)
+
+    # -- pruning ------------------------------------------------------------------------------
+
+    def _entries(self) -> list[Widget]:
+        """Children that count towards `MAX_WIDGETS` (not the "hidden" notice)."""
+        return [child for child in self.children if child is not self._pruned_notice]
+
+    def _prune(self) -> None:
+        entries = self._entries()
+        overflow = len(entries) - self.MAX_WIDGETS
+        if overflow <= 0:
+            return
+        old = entries[:overflow]
+        self._forget(old)
+        self.remove_children(old)
+        self.call_later(self._ensure_pruned_notice)
+
+    def _forget(self, widgets: Iterable[Widget]) -> None:
+        gone = {id(widget) for widget in widgets}
+        for call_id in [cid for cid, block in self._tools.items() if id(block) in gone]:
+            del self._tools[call_id]
+
+    async def _ensure_pruned_notice(self) -> None:
+        if self._pruned_notice is not None and self._pruned_notice.parent is self:
+            return
+        self._pruned_notice = Notice(PRUNED_TEXT, classes="-pruned")
+        await self.mount(self._pruned_notice, before=0 if self.children else None)
+
+
+def _is_reply(item: dict[str, Any]) -> bool:
+    return item.get("role") == "assistant" and bool(_as_text(item.get("content")).strip())
+
+
+def _as_text(content: Any) -> str:
+    """Message content as text; provider-style lists of blocks keep their text parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "\n".join(parts)
+    return str(content)

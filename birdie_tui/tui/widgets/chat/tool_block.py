@@ -1,0 +1,209 @@
+"""One tool call in the chat log: a compact title line that expands to arguments and result.
+
+A single widget renders title and body as one Content: replaying a long session mounts
+hundreds of these, and one widget each keeps that fast. Tool output is arbitrary text (it may
+contain ``[brackets]``), so it is never parsed as markup. How much of the result shows follows
+the `/tool output` mode.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual import events
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+TOOL_OUTPUT_MODES = ("full", "short", "off")
+SHORT_LINES = 10
+TITLE_ARGS_CHARS = 80
+BODY_INDENT = "  "
+
+
+def compact_args(args: dict[str, Any], limit: int = TITLE_ARGS_CHARS) -> str:
+    """Arguments as one-line JSON without the outer braces, cut to `limit` characters."""
+    try:
+        text = json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        text = str(args)
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def count_lines(text: str) -> int:
+    return len(text.splitlines()) if text else 0
+
+
+def trim_output(text: str, mode: str) -> str | None:
+    """The result text the mode allows, or None when the mode shows no result at all."""
+    if mode == "off":
+        return None
+    if mode == "short":
+        lines = text.splitlines()
+        if len(lines) > SHORT_LINES:
+            more = len(lines) - SHORT_LINES
+            return "\n".join(lines[:SHORT_LINES]) + f"\n… {more} more line{'s' if more != 1 else ''}"
+    return text
+
+
+def _indent(text: str) -> str:
+    return "\n".join(BODY_INDENT + line for line in text.splitlines())
+
+
+class ToolBlock(Static, can_focus=True):
+    """A tool call: …running → ✓ / ✗. Collapsed when it went well, open when it failed."""
+
+    DEFAULT_CSS = """
+    ToolBlock {
+        height: auto;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border-left: outer $panel-lighten-2;
+        background: $surface;
+        color: $text-muted;
+        &:hover { background: $boost; }
+        &:focus { background: $boost; color: $text; }
+        &.-error { border-left: outer $error; }
+    }
+    """
+
+    BINDINGS = [Binding("enter,space", "toggle", "Toggle", id="tool_block.toggle", show=False)]
+
+    collapsed: reactive[bool] = reactive(True, init=False)
+
+    def __init__(
+        self,
+        call_id: str,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        mode: str = "full",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(markup=False, id=id, classes=classes)
+        self._call_id = call_id
+        self._tool_name = name  # not `_name`: that is the DOM name
+        self._args = dict(args or {})
+        self._mode = mode if mode in TOOL_OUTPUT_MODES else "full"
+        self._content: str | None = None
+        self._error = False
+        self._cancelled = False
+        self.add_class("-collapsed")
+        self._redraw()
+
+    # -- public state -------------------------------------------------------------------------
+
+    @property
+    def call_id(self) -> str:
+        return self._call_id
+
+    @property
+    def name(self) -> str:  # type: ignore[override]  # the tool's name, not a DOM name
+        return self._tool_name
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return self._args
+
+    @property
+    def error(self) -> bool:
+        return self._error
+
+    @property
+    def content(self) -> str | None:  # type: ignore[override]  # the result, not Static.content
+        """The full result text, or None while the tool runs."""
+        return self._content
+
+    @property
+    def finished(self) -> bool:
+        return self._content is not None or self._cancelled
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @property
+    def title_text(self) -> str:
+        return self._title().plain
+
+    @property
+    def result_text(self) -> str:
+        """What the expanded body shows of the result ("" when the mode hides it)."""
+        if self._content is None:
+            return ""
+        return trim_output(self._content, self._mode) or ""
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def finish(self, content: str, error: bool = False) -> None:
+        """Record the result; an error opens the block so the user sees it."""
+        self._content = content
+        self._error = error
+        self.set_class(error, "-error")
+        self.set_reactive(ToolBlock.collapsed, not (error and self._mode != "off"))
+        self._redraw()
+
+    def cancel(self) -> None:
+        """The call never returned (interrupted turn, or replayed history without a result)."""
+        if self._content is None:
+            self._cancelled = True
+            self._redraw()
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in TOOL_OUTPUT_MODES:
+            raise ValueError(f"tool output mode must be one of {TOOL_OUTPUT_MODES}, not {mode!r}")
+        self._mode = mode
+        if mode == "off":
+            self.set_reactive(ToolBlock.collapsed, True)
+        self._redraw()
+
+    def toggle(self) -> None:
+        self.collapsed = not self.collapsed
+
+    def action_toggle(self) -> None:
+        self.toggle()
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y == 0:  # the title row; clicks in the body are left for text selection
+            event.stop()
+            self.toggle()
+
+    def watch_collapsed(self) -> None:
+        self._redraw()
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def _title(self) -> Content:
+        arrow = "▸" if self.collapsed else "▾"
+        parts: list[str | tuple[str, str]] = [f"{arrow} ", (self._tool_name, "bold $text")]
+        if self._mode != "off":
+            parts.append(f"({compact_args(self._args)})")
+        if self._cancelled:
+            parts.append("  ✗ cancelled")
+        elif self._content is None:
+            parts.append(("  …running", "italic"))
+        else:
+            mark = ("  ✗", "bold $error") if self._error else ("  ✓", "bold $success")
+            lines = count_lines(self._content)
+            parts += [mark, f"  {lines} line{'s' if lines != 1 else ''}"]
+        return Content.assemble(*parts)
+
+    def _body(self) -> list[str | tuple[str, str]]:
+        if self.collapsed or self._mode == "off":
+            return []
+        args = json.dumps(self._args, indent=2, ensure_ascii=False, default=str) if self._args else "(no arguments)"
+        parts: list[str | tuple[str, str]] = ["\n", _indent(args)]
+        shown = self.result_text
+        if shown:
+            parts += ["\n", (_indent(shown), "$error" if self._error else "$text")]
+        return parts
+
+    def _redraw(self) -> None:
+        self.set_class(self.collapsed, "-collapsed")
+        self.update(Content.assemble(self._title(), *self._body()))

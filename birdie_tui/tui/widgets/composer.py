@@ -1,0 +1,205 @@
+"""The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands.
+
+Keys are priority bindings with ids (so a user keymap can remap them). ↑/↓ away from the first/
+last line move the cursor as usual; Tab on plain text raises `SkipAction` so focus moves on.
+"""
+
+from __future__ import annotations
+
+import os
+
+from textual.actions import SkipAction
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+HISTORY_LIMIT = 1_000
+HINT_MATCHES = 6
+
+
+class Composer(TextArea):
+    """Where the user writes. The app mounts it with id="composer" and listens for `Submitted`."""
+
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        border: tall $border-blurred;
+        &:focus { border: tall $primary; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("enter", "submit", "Send", id="composer.submit", priority=True),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline", priority=True),
+        Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False, priority=True),
+        Binding("down", "history_next", "Next", id="composer.history_next", show=False, priority=True),
+        Binding("tab", "complete", "Complete", id="composer.complete", show=False, priority=True),
+    ]
+
+    class Submitted(Message):
+        """The user pressed Enter on a non-empty message (text is stripped)."""
+
+        def __init__(self, composer: Composer, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    class Hint(Message):
+        """The /commands matching what is typed changed; `text` is "" when there are none."""
+
+        def __init__(self, composer: Composer, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        cursor_blink: bool = True,
+        placeholder: str = "",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            text, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+            highlight_cursor_line=False, placeholder=placeholder, id=id, classes=classes,
+        )
+        self.cursor_blink = cursor_blink
+        # Not `history`: TextArea keeps its undo stack there.
+        self.input_history: list[str] = []
+        self._history_index: int | None = None  # None: editing the draft, not a history entry
+        self._draft = ""
+        self._commands: list[str] = []
+        self._cycle: list[str] = []  # matches Tab is cycling through
+        self._cycle_index = -1
+        self._cycle_text: str | None = None  # the text the last completion put in
+        self.current_hint = ""
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def action_submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        self.add_history(text)
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self.replace("\n", start, end, maintain_selection_offset=False)
+
+    # -- history ------------------------------------------------------------------------------
+
+    def add_history(self, text: str) -> None:
+        """Remember a sent message (consecutive repeats are kept once)."""
+        if text and (not self.input_history or self.input_history[-1] != text):
+            self.input_history.append(text)
+            del self.input_history[:-HISTORY_LIMIT]
+        self._history_index = None
+
+    def set_history(self, items: list[str]) -> None:
+        """Replace the history, oldest first (e.g. the session's earlier user messages)."""
+        self.input_history = [item for item in items if item][-HISTORY_LIMIT:]
+        self._history_index = None
+
+    def action_history_previous(self) -> None:
+        if not self.cursor_at_first_line or not self.input_history:
+            self.action_cursor_up()  # our "up" binding hides TextArea's
+            return
+        if self._history_index is None:
+            self._draft = self.text
+            self._history_index = len(self.input_history) - 1
+        elif self._history_index > 0:
+            self._history_index -= 1
+        else:
+            return  # already at the oldest entry
+        self._show(self.input_history[self._history_index], at_end=False)
+
+    def action_history_next(self) -> None:
+        if not self.cursor_at_last_line or self._history_index is None:
+            self.action_cursor_down()
+            return
+        self._history_index += 1
+        if self._history_index >= len(self.input_history):
+            self._history_index = None
+            self._show(self._draft, at_end=True)
+        else:
+            self._show(self.input_history[self._history_index], at_end=True)
+
+    def _show(self, text: str, *, at_end: bool) -> None:
+        """Load `text`; the cursor goes where the next ↑ (first line) or ↓ (last line) continues."""
+        self.load_text(text)
+        if at_end:
+            self.move_cursor(self.document.end)
+        else:
+            self.move_cursor((0, len(self.document.get_line(0))))
+
+    # -- slash-command completion -------------------------------------------------------------
+
+    def set_commands(self, commands: list[str]) -> None:
+        self._commands = sorted(set(commands))
+        self._update_hint()
+
+    def matching_commands(self, text: str | None = None) -> list[str]:
+        text = self.text if text is None else text
+        if not text.startswith("/") or "\n" in text:
+            return []
+        return [command for command in self._commands if command.startswith(text)]
+
+    def action_complete(self) -> None:
+        text = self.text
+        if not text.startswith("/") or "\n" in text:
+            raise SkipAction()  # Tab moves focus as usual
+        if self._cycle and text == self._cycle_text:
+            self._cycle_index = (self._cycle_index + 1) % len(self._cycle)
+            if self._cycle[self._cycle_index] == text and len(self._cycle) > 1:
+                self._cycle_index = (self._cycle_index + 1) % len(self._cycle)
+            self._complete_to(self._cycle[self._cycle_index])
+            return
+        matches = self.matching_commands(text)
+        if not matches:
+            return  # keep focus here: the user is typing a command
+        if len(matches) == 1:
+            self._cycle = []
+            self._complete_to(matches[0])
+            return
+        self._cycle = matches
+        prefix = os.path.commonprefix(matches)
+        if len(prefix) > len(text):
+            self._cycle_index = -1
+            self._complete_to(prefix)
+        else:
+            self._cycle_index = 0
+            self._complete_to(matches[0])
+
+    def _complete_to(self, text: str) -> None:
+        self._cycle_text = text
+        self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
+        self._update_hint()
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._update_hint()
+
+    def _update_hint(self) -> None:
+        cycling = bool(self._cycle) and self.text == self._cycle_text
+        if not cycling:
+            self._cycle = []
+        matches = self._cycle if cycling else self.matching_commands()
+        hint = "  ".join(matches[:HINT_MATCHES])
+        if len(matches) > HINT_MATCHES:
+            hint += f"  … +{len(matches) - HINT_MATCHES} more"
+        if hint != self.current_hint:
+            self.current_hint = hint
+            self.post_message(self.Hint(self, hint))

@@ -1,0 +1,114 @@
+"""Where the tokens (and money) went: context fill, per-call usage, session totals, trend."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Sparkline, Static
+
+from birdie_tui.tui.view_models import TokenView
+from birdie_tui.tui.widgets.format import fmt_cost, fmt_pct, fmt_tokens
+
+
+def _in_out(tokens_in: int, tokens_out: int) -> str:
+    return f"↑{fmt_tokens(tokens_in)} ↓{fmt_tokens(tokens_out)}"
+
+
+class TokenPanel(Vertical):
+    """Token usage for the current session; the cost reads "unknown" rather than a false $0."""
+
+    DEFAULT_CSS = """
+    TokenPanel {
+        height: 1fr;
+        background: $surface;
+        padding: 0 1;
+        & > Static { height: auto; color: $foreground; }
+        & > .tokens--calls { color: $text-muted; }
+        & > .tokens--sparkline {
+            height: 3;
+            margin-top: 1;
+            & > .sparkline--max-color { color: $accent; }
+            & > .sparkline--min-color { color: $primary; }
+        }
+        & > .tokens--caption { color: $text-muted; }
+        & > .tokens--cost { margin-top: 1; }
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._view = TokenView()
+        self._context_line = Static(classes="tokens--context")
+        self._calls = Static(classes="tokens--calls")
+        self._session = Static(classes="tokens--session")
+        self.sparkline = Sparkline([], classes="tokens--sparkline")
+        self._caption = Static(classes="tokens--caption")
+        self._cost = Static(classes="tokens--cost")
+
+    def compose(self) -> ComposeResult:
+        yield self._context_line
+        yield self._calls
+        yield self._session
+        yield self.sparkline
+        yield self._caption
+        yield self._cost
+
+    def on_mount(self) -> None:
+        self._render_view()
+
+    @property
+    def view(self) -> TokenView:
+        return self._view
+
+    def show(self, view: TokenView) -> None:
+        self._view = view
+        if self.is_mounted:
+            self._render_view()
+
+    def _render_view(self) -> None:
+        v = self._view
+        if v.context_window:
+            window = f"({fmt_pct(v.context_tokens, v.context_window)} of {fmt_tokens(v.context_window)})"
+        else:
+            window = "(window unknown)"
+        self._context_line.update(
+            Content.assemble(
+                Content.styled("Context  ", "bold"),
+                f"{fmt_tokens(v.context_tokens)} tok  ",
+                Content.styled(window, "$text-muted"),
+            )
+        )
+
+        if v.calls:
+            lines = [
+                Content.assemble(Content.styled(f"call {i}  ", "$text-muted"), _in_out(i_n, o_ut))
+                for i, (i_n, o_ut) in enumerate(v.calls, start=1)
+            ]
+            calls = Content.styled("Last turn\n", "bold").append(Content("\n").join(lines))
+        else:
+            calls = Content.styled("Last turn  no model calls yet", "$text-muted")
+        self._calls.update(calls)
+
+        self._session.update(
+            Content.assemble(Content.styled("Session  ", "bold"), _in_out(v.session_in, v.session_out))
+        )
+
+        self.sparkline.data = [float(t) for t in v.per_turn]
+        self.sparkline.display = bool(v.per_turn)
+        if v.per_turn:
+            caption = (
+                f"tokens per turn · {len(v.per_turn)} turns · "
+                f"last {fmt_tokens(v.per_turn[-1])} · max {fmt_tokens(max(v.per_turn))}"
+            )
+        else:
+            caption = "tokens per turn · no turns yet"
+        self._caption.update(caption)
+
+        cost_style = "$text-muted" if v.cost_usd is None else "$success"
+        self._cost.update(
+            Content.assemble(
+                Content.styled("Estimated cost  ", "bold"),
+                Content.styled(fmt_cost(v.cost_usd), cost_style),
+            )
+        )

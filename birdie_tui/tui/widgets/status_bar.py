@@ -1,0 +1,113 @@
+"""The one-line status bar: model, session, context fill, session tokens, busy state.
+
+It renders from stored fields at paint time, so the title is cut to whatever width the
+terminal has. No timers: the busy mark is static text, which keeps snapshots deterministic.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widget import Widget
+
+from birdie_tui.tui.widgets.format import fmt_pct, fmt_tokens
+
+SEP = " │ "
+BUSY_TEXT = "● working"
+
+
+class StatusBar(Widget):
+    """Always-visible facts about the session, in one row."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $foreground;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.model = ""
+        self.session_id = ""
+        self.title: str | None = None
+        self.context_tokens = 0
+        self.context_window: int | None = None
+        self.session_in = 0
+        self.session_out = 0
+        self.busy = False
+
+    def update_status(
+        self,
+        *,
+        model: str,
+        session_id: str,
+        title: str | None,
+        context_tokens: int,
+        context_window: int | None,
+        session_in: int,
+        session_out: int,
+        busy: bool,
+    ) -> None:
+        self.model = model
+        self.session_id = session_id
+        self.title = title
+        self.context_tokens = context_tokens
+        self.context_window = context_window
+        self.session_in = session_in
+        self.session_out = session_out
+        self.busy = busy
+        self.refresh()
+
+    def status_content(self, width: int) -> Content:
+        """The line for a given width; the title gives way first, then the model name."""
+        ctx = f"ctx {fmt_tokens(self.context_tokens, compact=True)}"
+        if self.context_window:
+            ctx += f" ({fmt_pct(self.context_tokens, self.context_window)})"
+        tokens = (
+            f"↑{fmt_tokens(self.session_in, compact=True)} "
+            f"↓{fmt_tokens(self.session_out, compact=True)}"
+        )
+        sep = Content.styled(SEP, "$text-muted")
+        tail = Content.assemble(
+            sep,
+            Content.styled(ctx, self._ctx_style()),
+            sep,
+            tokens,
+            *((sep, Content.styled(BUSY_TEXT, "bold $warning")) if self.busy else ()),
+            " ",
+        )
+        model = self.model or "no model"
+        session = self.session_id or "new session"
+        fixed = 1 + len(model) + len(SEP) + len(session) + tail.cell_length
+        title = self.title or ""
+        room = width - fixed - len(" · ")
+        if title and room >= 4:
+            if len(title) > room:
+                title = title[: room - 1].rstrip() + "…"
+            session_part = Content.assemble(session, Content.styled(" · ", "$text-muted"), title)
+        else:
+            session_part = Content(session)
+        # Still too wide (tiny terminal): shorten the model name before anything else.
+        overflow = 1 + len(model) + len(SEP) + session_part.cell_length + tail.cell_length - width
+        if overflow > 0 and len(model) > 4:
+            model = model[: max(3, len(model) - overflow - 1)] + "…"
+        return Content.assemble(
+            " ", Content.styled(model, "bold $accent"), sep, session_part, tail
+        )
+
+    def _ctx_style(self) -> str:
+        if not self.context_window:
+            return ""
+        share = self.context_tokens / self.context_window
+        if share >= 0.9:
+            return "bold $error"
+        if share >= 0.7:
+            return "$warning"
+        return ""
+
+    def render(self) -> Content:
+        return self.status_content(self.size.width or 80)

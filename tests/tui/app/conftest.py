@@ -1,0 +1,64 @@
+"""Helpers for driving the real BirdieApp under Pilot: it boots its engine in a worker, so
+tests wait for readiness and for turns to finish by polling app state, never by sleeping long."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from birdie_tui.tui import create_app
+from tests.agent.conftest import write_skills
+
+
+async def wait_for(pilot, predicate, timeout: float = 15.0, step: float = 0.05):
+    waited = 0.0
+    while not predicate():
+        await pilot.pause(step)
+        waited += step
+        if waited > timeout:
+            raise AssertionError("condition not met in time")
+
+
+async def wait_ready(pilot, app):
+    await wait_for(pilot, lambda: app.engine is not None and app.ready.is_set())
+    await pilot.pause()
+
+
+async def wait_turn(pilot, app):
+    await wait_for(pilot, lambda: not app.turn_running)
+    await pilot.pause(0.15)  # let the reply's last buffered flush land
+
+
+async def send(pilot, app, text: str):
+    composer = app.query_one("#composer")
+    composer.load_text(text)
+    composer.focus()
+    await pilot.press("enter")
+
+
+def write_session(home: Path, sid: str, *, title=None, turns=0, user="tester",
+                  enabled=(), disabled=(), stamp="2026-01-02T09:30:00+00:00", tokens=(0, 0)):
+    """A session file with fixed timestamps (deterministic snapshots)."""
+    folder = home / "sessions" / user
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"id": sid, "user_id": user, "created_at": stamp, "updated_at": stamp,
+            "turns": turns, "enabled_skills": list(enabled), "disabled_skills": list(disabled),
+            "title": title, "input_tokens": tokens[0], "output_tokens": tokens[1],
+            "token_log": []}
+    (folder / f"{sid}.json").write_text(json.dumps(data))
+    return folder / f"{sid}.json"
+
+
+@pytest.fixture
+def skills_dir(tmp_path) -> Path:
+    return write_skills(tmp_path / "skills")
+
+
+@pytest.fixture
+def make_app(skills_dir):
+    def factory(*argv: str):
+        return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False)
+
+    return factory

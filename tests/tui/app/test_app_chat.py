@@ -1,0 +1,143 @@
+"""The real app under Pilot: chat, tools, toggles, cancel, errors."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.language_models import BaseChatModel
+
+from birdie_tui.tui import messages as m
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.notice import ErrorBlock
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+
+from .conftest import send, wait_for, wait_ready, wait_turn
+
+
+async def test_send_message_streams_reply(make_app):
+    app = make_app()
+    seen = []
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "hello there")
+        await wait_turn(pilot, app)
+        replies = list(app.query(AssistantMessage))
+        assert len(replies) == 1 and "hello there" in replies[0].text
+        tokens = [x for x in seen if isinstance(x, m.TokenStreamed)]
+        assert len(tokens) > 5  # streamed token by token, one message per event
+        kinds = [type(x).__name__ for x in seen if isinstance(x, (m.SkillsInjected,
+                 m.TokenStreamed, m.UsageReported, m.TurnFinished))]
+        assert kinds[0] == "SkillsInjected" and kinds[-1] == "TurnFinished"
+        assert app.engine.session.turns == 1
+        assert "offline model" in str(app.query_one("#status").render())
+
+
+async def test_tool_call_block_and_result(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, 'call echo_text {"text": "[b]not markup[/b]"}')
+        await wait_turn(pilot, app)
+        block = app.query_one(ToolBlock)
+        assert block.name == "echo_text" and not block.error
+        assert block.content == "[b]not markup[/b]"
+        await send(pilot, app, "call fail_hard")
+        await wait_turn(pilot, app)
+        failed = list(app.query(ToolBlock))[-1]
+        assert failed.error and "broken" in failed.content
+
+
+async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isolated_home):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        sidebar = app.query_one(SkillSidebar)
+        names = [s.name for s in app.engine.skills()]
+        index = names.index("Quiet")
+        options = sidebar.query_one(".skills--list")
+        # Click the Quiet row (rows start at the list's top edge; one row per skill).
+        await pilot.click(options, offset=(2, index))
+        await wait_for(pilot, lambda: app.engine.is_enabled(app.engine.registry.get("Quiet")))
+        sid = app.engine.session.id
+        data = json.loads((isolated_home / "sessions" / "tester" / f"{sid}.json").read_text())
+        assert data["enabled_skills"] == ["Quiet"]
+        await send(pilot, app, "call hush")
+        await wait_turn(pilot, app)
+        assert app.query_one(ToolBlock).name == "hush"
+        # and off again: the next turn cannot call it
+        await pilot.click(options, offset=(2, index))
+        await wait_for(pilot, lambda: not app.engine.is_enabled(app.engine.registry.get("Quiet")))
+        await send(pilot, app, "call hush")
+        await wait_turn(pilot, app)
+        assert len(app.query(ToolBlock)) == 1
+        assert "not available" in list(app.query(AssistantMessage))[-1].text
+
+
+async def test_escape_cancels_mid_stream(make_app, monkeypatch):
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "40")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "tell me a long story " * 5)
+        await wait_for(pilot, lambda: app.reply is not None and len(app.reply.text) > 20)
+        await pilot.press("escape")
+        await wait_turn(pilot, app)
+        reply = list(app.query(AssistantMessage))[-1]
+        assert reply.interrupted
+        from birdie_tui.agent.history import history_problems
+        history = await app.engine.messages()
+        assert history_problems(history) == [] and "interrupted" in history[-1].content
+        monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
+        app.engine.model.tokens_per_second = None
+        await send(pilot, app, "still there?")
+        await wait_turn(pilot, app)
+        assert "still there?" in list(app.query(AssistantMessage))[-1].text
+
+
+class ExplodingModel(BaseChatModel):
+    """Stands in for a provider that fails mid-request (real HTTP providers come later)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "exploding"
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+    def _generate(self, *args, **kwargs):
+        raise RuntimeError("provider said 500: upstream exploded")
+
+
+async def test_engine_error_shows_block_and_app_survives(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        working = app.engine.model
+        app.engine.model = ExplodingModel()
+        await send(pilot, app, "hello")
+        await wait_turn(pilot, app)
+        error = app.query_one(ErrorBlock)
+        assert "upstream exploded" in str(error.render())
+        assert app.is_running
+        app.engine.model = working
+        await send(pilot, app, "and now?")
+        await wait_turn(pilot, app)
+        assert "and now?" in list(app.query(AssistantMessage))[-1].text
+
+
+async def test_slash_commands_and_unknown_hint(make_app):
+    app = make_app()
+    notes = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        app.notify = lambda text, **kw: notes.append(text)  # collect toasts
+        await send(pilot, app, "/remember likes tea")
+        await send(pilot, app, "/skill disable echoer")
+        await send(pilot, app, "/nope")
+        await send(pilot, app, "/tool output sideways")
+        await wait_for(pilot, lambda: len(notes) >= 4)
+        assert [e.content for e in app.engine.memory.entries()] == ["likes tea"]
+        assert not app.engine.is_enabled(app.engine.registry.get("Echoer"))
+        assert any("Unknown command /nope" in n for n in notes)
+        assert any("usage: /tool" in n for n in notes)

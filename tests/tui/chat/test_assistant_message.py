@@ -1,0 +1,130 @@
+"""Streaming replies: buffered flushes, splitting long replies, finishing and interrupting."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown, Static
+
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ParagraphSplitter
+from tests.tui.chat.harness import ChatHarness
+
+
+def rendered_source(reply: AssistantMessage) -> str:
+    return "".join(md.source for md in reply.markdown_widgets)
+
+
+async def test_burst_of_fragments_ends_up_in_the_markdown():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        fragments = [f"tok{i} " + ("\n\n" if i % 50 == 49 else "") for i in range(2000)]
+        for fragment in fragments:
+            reply.append(fragment)
+        await reply.finish()
+        await pilot.pause()
+        assert reply.text == "".join(fragments)
+        assert rendered_source(reply) == reply.text
+        assert reply.finished
+
+
+async def test_paced_stream_flushes_several_times_and_updates_mid_stream():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        for batch in range(5):
+            for i in range(400):
+                reply.append(f"w{batch}-{i} ")
+            await pilot.pause(0.2)
+            if batch == 0:
+                assert reply.flush_count >= 1
+                assert rendered_source(reply).startswith("w0-0 ")  # visible before the end
+        await reply.finish()
+        assert reply.flush_count >= 5
+        assert rendered_source(reply) == reply.text
+        reply.append("ignored after finish")
+        assert "ignored" not in reply.text
+
+
+async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
+    paragraphs = []
+    for i in range(60):
+        paragraphs.append(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 10)
+        if i % 7 == 3:  # fences with blank lines inside: never a split point
+            paragraphs.append("```python\n" + "\n\n".join(f"x{j} = {j}" for j in range(40)) + "\n```")
+    text = "\n\n".join(paragraphs) + "\n"
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        for start in range(0, len(text), 37):  # token-sized pieces, paced so flushes happen
+            reply.append(text[start:start + 37])
+            if start % (37 * 40) == 0:
+                await pilot.pause(0.07)
+        await reply.finish()
+        await pilot.pause()
+        widgets = reply.markdown_widgets
+        assert len(widgets) > 1
+        assert rendered_source(reply) == text
+        for md in widgets:
+            fence_lines = [ln for ln in md.source.splitlines() if ln.strip().startswith("```")]
+            assert len(fence_lines) % 2 == 0, "a fence was split across widgets"
+            assert not md.source.startswith((" ", "\t"))
+
+
+def test_splitter_tracks_fences_across_fragment_boundaries():
+    splitter = ParagraphSplitter(limit=10)
+    text = "intro text here\n\n``" + "`py\na = 1\n\nb = 2\n``" + "`\n\nafter the fence\n"
+    pieces = [text[i:i + 3] for i in range(0, len(text), 3)]
+    splits: list[int] = []
+    offset = 0
+    for piece in pieces:
+        splits += [offset + s for s in splitter.feed(piece)]
+        offset += len(piece)
+    starts = [text[s:s + 5] for s in splits]
+    assert starts == ["```py", "after"]
+    assert not splitter.in_fence
+
+
+def test_splitter_never_splits_before_indented_lines():
+    splitter = ParagraphSplitter(limit=1)
+    assert splitter.feed("- item\n\n    continued item\n\nnext\n") == [len("- item\n\n    continued item\n\n")]
+
+
+async def test_finish_before_mount_renders_everything():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = AssistantMessage()
+        reply.append("# Done\n\nearly *finish*")
+        await reply.finish()
+        await app.chat.mount(reply)
+        await pilot.pause(0.1)
+        assert rendered_source(reply) == "# Done\n\nearly *finish*"
+
+
+async def test_mark_interrupted_adds_a_dim_line():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        reply.append("half an ans")
+        await reply.mark_interrupted()
+        await pilot.pause()
+        assert reply.interrupted and reply.finished
+        assert rendered_source(reply) == "half an ans"
+        notes = [w for w in reply.query(Static) if w.has_class("interrupted")]
+        assert len(notes) == 1 and str(notes[0].render()) == "interrupted"
+        await reply.mark_interrupted()  # idempotent
+        assert len(reply.query(".interrupted")) == 1
+
+
+async def test_static_messages_render_at_once():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        full = AssistantMessage.static("**full** markdown")
+        lite = AssistantMessage.static("**lite** markdown", lite=True)
+        await app.chat.mount_all([full, lite])
+        await pilot.pause()
+        assert full.finished and rendered_source(full) == "**full** markdown"
+        assert lite.lite and not lite.query(Markdown) and lite.text == "**lite** markdown"
+        assert lite.query_one(".lite").region.height >= 1

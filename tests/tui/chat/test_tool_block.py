@@ -1,0 +1,140 @@
+"""Tool blocks: status, collapsing, and the three `/tool output` modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock, compact_args
+from tests.tui.chat.harness import ChatHarness, plain
+
+OUTPUT = "\n".join(f"line {i} [red]not markup[/red]" for i in range(25))
+
+
+async def test_running_then_ok_stays_collapsed():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 30)) as pilot:
+        block = app.chat.add_tool_call("c1", "bash", {"cmd": "ls -la [x]"})
+        await pilot.pause()
+        assert "▸ bash" in plain(block) and "…running" in plain(block)
+        assert '"cmd":"ls -la [x]"' in block.title_text
+        app.chat.finish_tool("c1", OUTPUT, False)
+        await pilot.pause()
+        assert block.collapsed and not block.error
+        assert block.content == OUTPUT and block.call_id == "c1" and block.name == "bash"
+        text = plain(block)
+        assert "✓" in text and "25 lines" in text and "line 0" not in text
+        assert block.region.height == 1
+
+
+async def test_full_mode_shows_everything_literally_when_expanded():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 60)) as pilot:
+        block = app.chat.add_tool_call("c1", "bash", {"cmd": "x"})
+        app.chat.finish_tool("c1", OUTPUT, False)
+        await pilot.pause()
+        block.focus()
+        await pilot.press("enter")
+        assert not block.collapsed
+        text = plain(block)
+        assert "▾ bash" in text
+        assert '  "cmd": "x"' in text  # pretty arguments
+        assert "  line 24 [red]not markup[/red]" in text
+        assert "more line" not in text
+
+
+async def test_short_mode_trims_to_ten_lines():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.chat.set_tool_output_mode("short")
+        block = app.chat.add_tool_call("c1", "bash", {})
+        app.chat.finish_tool("c1", OUTPUT, False)
+        block.toggle()
+        await pilot.pause()
+        text = plain(block)
+        assert "line 9 [red]" in text and "line 10 [red]" not in text
+        assert "… 15 more lines" in text
+        assert "(no arguments)" in text
+
+
+async def test_off_mode_shows_name_and_line_count_only():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.chat.set_tool_output_mode("off")
+        block = app.chat.add_tool_call("c1", "bash", {"cmd": "secret-ish args"})
+        app.chat.finish_tool("c1", OUTPUT, False)
+        block.toggle()
+        await pilot.pause()
+        text = plain(block)
+        assert "bash" in text and "25 lines" in text
+        assert "line 0" not in text and "secret-ish" not in text
+
+
+async def test_mode_change_applies_to_existing_and_future_blocks():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        old = app.chat.add_tool_call("c1", "bash", {})
+        app.chat.finish_tool("c1", OUTPUT, False)
+        old.toggle()
+        await pilot.pause()
+        assert "line 20" in plain(old)
+        app.chat.set_tool_output_mode("short")
+        assert app.chat.tool_output_mode == "short"
+        new = app.chat.add_tool_call("c2", "grep", {})
+        await pilot.pause()
+        assert old.mode == new.mode == "short"
+        assert "line 20" not in plain(old) and "… 15 more lines" in plain(old)
+        with pytest.raises(ValueError):
+            app.chat.set_tool_output_mode("loud")
+
+
+async def test_error_expands_and_is_styled_as_error():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        block = app.chat.add_tool_call("c1", "read_file", {"path": "/nope"})
+        app.chat.finish_tool("c1", "FileNotFoundError: [Errno 2] /nope", True)
+        await pilot.pause()
+        assert block.error and not block.collapsed and block.has_class("-error")
+        text = plain(block)
+        assert "✗" in text and "FileNotFoundError: [Errno 2] /nope" in text
+        content = block.render()
+        styles = {str(span.style) for span in content.spans}
+        assert "$error" in styles and "bold $error" in styles
+        # the error text is what carries the $error style
+        error_span = next(s for s in content.spans if s.style == "$error")
+        assert "FileNotFoundError" in content.plain[error_span.start:error_span.end]
+
+
+async def test_click_on_title_toggles():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        block = app.chat.add_tool_call("c1", "bash", {})
+        app.chat.finish_tool("c1", "ok", False)
+        await pilot.pause()
+        await pilot.click(block, offset=(3, 0))
+        assert not block.collapsed
+        await pilot.click(block, offset=(3, 0))
+        assert block.collapsed
+
+
+async def test_unknown_call_id_still_shows_a_block():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.chat.finish_tool("ghost", "orphan result", True)
+        await pilot.pause()
+        block = app.chat.query_one(ToolBlock)
+        assert block.call_id == "ghost" and block.content == "orphan result" and block.error
+
+
+async def test_cancel_marks_running_calls():
+    app = ChatHarness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        block = app.chat.add_tool_call("c1", "sleep", {"s": 10})
+        app.chat.cancel_running_tools()
+        await pilot.pause()
+        assert "cancelled" in plain(block) and "running" not in plain(block)
+
+
+def test_compact_args_is_one_line_and_truncated():
+    text = compact_args({"text": "a\nb " * 100})
+    assert "\n" not in text and len(text) == 80 and text.endswith("…")
+    assert compact_args({}) == ""

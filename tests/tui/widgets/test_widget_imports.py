@@ -1,0 +1,33 @@
+"""The widgets render plain view models: importing them must not pull in the agent stack."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+WIDGETS = [
+    "birdie_tui.tui.widgets.format",
+    "birdie_tui.tui.widgets.status_bar",
+    "birdie_tui.tui.widgets.skills.skill_sidebar",
+    "birdie_tui.tui.widgets.panels.context_panel",
+    "birdie_tui.tui.widgets.panels.token_panel",
+]
+
+
+def test_widgets_do_not_import_the_agent_stack():
+    code = (
+        "import importlib, sys\n"
+        f"for name in {WIDGETS!r}: importlib.import_module(name)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('langgraph', 'langchain_core', 'langchain_mcp_adapters', 'openai', 'anthropic', 'mistralai')"
+        " or m.startswith('birdie_tui.agent'))\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_format_helpers_do_not_import_textual():
+    code = "import sys, birdie_tui.tui.widgets.format; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
