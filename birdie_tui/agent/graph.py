@@ -86,6 +86,15 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     return {"messages": replace_all([*messages, response]) if repaired else [response]}
 
 
+def tool_error_text(exc: Exception) -> str:
+    """What the model (and the chat) sees when a tool fails: the tool's own message."""
+    from langchain_core.tools import ToolException
+
+    if isinstance(exc, ToolException):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _error_result(call: dict[str, Any], text: str) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"], status="error")
 
@@ -116,7 +125,7 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
                 continue
         runnable.append(call)
     if runnable:
-        node = ToolNode(list(tools.values()), handle_tool_errors=True)
+        node = ToolNode(list(tools.values()), handle_tool_errors=tool_error_text)
         batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
         output = await node.ainvoke({"messages": [batch]})
         for message in output["messages"]:

@@ -62,6 +62,7 @@ class ContextPanel(Vertical):
         & > .context--body {
             height: 1fr;
             border-top: hkey $panel;
+            border-title-color: $accent;
             background: $boost;
         }
         & > .context--body > Markdown { margin: 0 1; }
@@ -82,8 +83,8 @@ class ContextPanel(Vertical):
         yield self._summary
         yield self._empty
         yield self._list
-        yield self._memory
         yield self._body_scroll
+        yield self._memory  # last: reads as its own section, not as the selected body
 
     def on_mount(self) -> None:
         self._render_view()
@@ -130,7 +131,9 @@ class ContextPanel(Vertical):
 
     def _show_body(self, index: int | None) -> None:
         skills = self._view.skills
-        text = skills[index].body if index is not None and 0 <= index < len(skills) else ""
+        row = skills[index] if index is not None and 0 <= index < len(skills) else None
+        text = row.body if row else ""
+        self._body_scroll.border_title = f"{row.name} · {reason_label(row.reason)}" if row else ""
         if self.body.source != text:
             self.body.update(text)
             self._body_scroll.scroll_home(animate=False)

@@ -1,0 +1,143 @@
+"""Sessions in the real app: browser, cycling, new, delete, palette, themes."""
+
+from __future__ import annotations
+
+import json
+
+from birdie_tui.tui.screens.session_browser import SessionBrowser
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+from birdie_tui.tui.widgets.chat.user_message import UserMessage
+
+from .conftest import send, wait_for, wait_ready, wait_turn, write_session
+
+
+def user_texts(app):
+    return [str(w.render()) for w in app.query(UserMessage)]
+
+
+async def test_browser_switches_and_replays_history(make_app, isolated_home):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        first = app.engine.session.id
+        await send(pilot, app, 'call echo_text {"text": "from the first"}')
+        await wait_turn(pilot, app)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.engine.session.id != first)
+        second = app.engine.session.id
+        await send(pilot, app, "second session here")
+        await wait_turn(pilot, app)
+        assert not any("from the first" in t for t in user_texts(app))
+
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
+        for ch in first[-3:]:  # type to filter down to the first session
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.engine.session.id == first)
+        await wait_for(pilot, lambda: any("from the first" in t for t in user_texts(app)))
+        block = app.query_one(ToolBlock)  # the tool call is replayed as a block
+        assert block.name == "echo_text" and block.content == "from the first"
+        assert app.query_one("#status") and first in str(app.query_one("#status").render())
+        assert second != first
+
+
+async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
+    for n, title in ((1, "oldest"), (2, "middle"), (3, "newest")):
+        write_session(isolated_home, f"2026-01-02_{n}", title=title)
+    app = make_app("--session-id", "2026-01-02_3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        seen = [app.engine.session.id]
+        for _ in range(3):
+            await pilot.press("ctrl+pagedown")
+            await wait_for(pilot, lambda: app.engine.session.id != seen[-1])
+            seen.append(app.engine.session.id)
+        assert seen == ["2026-01-02_3", "2026-01-02_2", "2026-01-02_1", "2026-01-02_3"]
+        await pilot.press("ctrl+pageup")
+        await wait_for(pilot, lambda: app.engine.session.id == "2026-01-02_1")
+
+
+async def test_grants_restored_when_switching(make_app, isolated_home):
+    write_session(isolated_home, "2026-01-02_1", enabled=["Quiet"], disabled=["Echoer"])
+    write_session(isolated_home, "2026-01-02_2")
+    app = make_app("--session-id", "2026-01-02_2")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        reg = app.engine.registry
+        assert app.engine.is_enabled(reg.get("Echoer")) and not app.engine.is_enabled(reg.get("Quiet"))
+        await pilot.press("ctrl+pagedown")
+        await wait_for(pilot, lambda: app.engine.session.id == "2026-01-02_1")
+        assert not app.engine.is_enabled(reg.get("Echoer")) and app.engine.is_enabled(reg.get("Quiet"))
+        rows = {r.name: r.enabled for r in app.query_one("#skills").rows}
+        assert rows["Quiet"] and not rows["Echoer"]
+
+
+async def test_delete_current_session_from_browser(make_app, isolated_home):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        doomed = app.engine.session.id
+        await send(pilot, app, "remember me")
+        await wait_turn(pilot, app)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
+        await pilot.press("d")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.engine.session.turns == 0)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SessionBrowser))
+        assert not list(app.query(AssistantMessage))
+        assert await app.engine.messages() == [] and app.engine.session.turns == 0
+        if app.engine.session.id == doomed:  # the id may be reused, never the history
+            assert await app.engine.messages(doomed) == []
+
+
+async def test_palette_toggles_skill_and_switches_session(make_app, isolated_home):
+    write_session(isolated_home, "2026-01-02_1", title="palette target")
+    write_session(isolated_home, "2026-01-02_2")
+    app = make_app("--session-id", "2026-01-02_2")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        for ch in "toggle skill quiet":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.engine.is_enabled(app.engine.registry.get("Quiet")))
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        for ch in "palette target":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.engine.session.id == "2026-01-02_1")
+
+
+async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        assert app.theme == "birdie-dark"
+        await send(pilot, app, "/theme birdie-light")
+        await wait_for(pilot, lambda: app.theme == "birdie-light")
+        await wait_for(pilot, lambda: (isolated_home / "settings.json").exists())
+    assert json.loads((isolated_home / "settings.json").read_text())["theme"] == "birdie-light"
+    again = make_app()
+    assert again.theme == "birdie-light"  # saved choice used at start
+    assert make_app("--theme", "nord").theme == "nord"  # the flag wins over the saved one
+
+
+async def test_broken_theme_file_falls_back_with_notification(make_app, isolated_home):
+    themes = isolated_home / "themes"
+    themes.mkdir()
+    (themes / "oops.toml").write_text('name = "oops"\nprimary = "not-a-colour"\n')
+    app = make_app("--theme", "oops")
+    assert app.theme == "birdie-dark"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        texts = [n.message for n in app._notifications]
+        assert any("oops" in t for t in texts)
