@@ -1,6 +1,9 @@
 """The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands.
 
-Keys are priority bindings with ids (so a user keymap can remap them). ↑/↓ away from the first/
+Keys are plain (non-priority) bindings with ids, so they run in key order: a priority binding
+runs when the key arrives, before earlier keys of the same burst (fast typing, a paste) have
+reached the text — Enter would then send half a message. TextArea inserts a newline for Enter
+before bindings are looked at, so Enter is taken in `_on_key`. ↑/↓ away from the first/
 last line move the cursor as usual; Tab on plain text raises `SkipAction` so focus moves on.
 """
 
@@ -8,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
@@ -31,11 +35,11 @@ class Composer(TextArea):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Send", id="composer.submit", priority=True),
-        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline", priority=True),
-        Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False, priority=True),
-        Binding("down", "history_next", "Next", id="composer.history_next", show=False, priority=True),
-        Binding("tab", "complete", "Complete", id="composer.complete", show=False, priority=True),
+        Binding("enter", "submit", "Send", id="composer.submit"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", id="composer.newline"),
+        Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False),
+        Binding("down", "history_next", "Next", id="composer.history_next", show=False),
+        Binding("tab", "complete", "Complete", id="composer.complete", show=False),
     ]
 
     class Submitted(Message):
@@ -87,6 +91,14 @@ class Composer(TextArea):
         self.current_hint = ""
 
     # -- sending ------------------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        await super()._on_key(event)
 
     def action_submit(self) -> None:
         text = self.text.strip()

@@ -177,3 +177,20 @@ async def test_hint_lists_matching_commands():
         await pilot.press("h", "i")
         await pilot.pause()
         assert len(app.hints) == count  # only posted when the set changes
+
+
+async def test_enter_in_the_same_burst_as_the_text_sends_it():
+    """A terminal delivers fast typing or a paste plus Enter in one read: the keys are posted
+    together. Enter must act after the characters before it, never before them."""
+    from textual import events
+
+    app = ChatHarness()
+    async with app.run_test() as pilot:
+        for ch in "burst text":
+            app.post_message(events.Key(ch if ch != " " else "space", ch))
+        app.post_message(events.Key("enter", "\r"))
+        for ch in "next":
+            app.post_message(events.Key(ch, ch))
+        await pilot.pause(0.2)
+        assert app.submitted == ["burst text"]
+        assert app.composer.text == "next"
