@@ -154,7 +154,14 @@ class OfflineChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         delay = 1.0 / self.tokens_per_second if self.tokens_per_second else 0.0
+        loop = asyncio.get_running_loop()
+        due = loop.time()
         for chunk in self._chunks(messages, **kwargs):
             if delay:
-                await asyncio.sleep(delay)
+                # Keep to a schedule, like a socket that buffers while the loop is busy: a slow
+                # consumer gets the backlog at once rather than the rate dropping to its speed.
+                due += delay
+                wait = due - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
             yield chunk

@@ -1,22 +1,32 @@
 """Skills: parsing SKILL.MD / SKILL.md, loading folders, registry, policy, entrypoints.
 
-Import-light on purpose: the LangChain adapter lives in `birdie_tui.skills.adapter` and must be
-imported explicitly.
+Names are imported on first use: the TUI asks for `bundled_themes_dir` before its first paint
+and must not pay for PyYAML and urllib then. The LangChain adapter lives in
+`birdie_tui.skills.adapter` and must be imported explicitly.
 """
 
-from .bundled import bundled_skills_dir, bundled_themes_dir
-from .entrypoints import MAX_TOOL_OUTPUT, ToolOutcome, render_command, run_entrypoint, truncate_output
-from .loader import load_skills, skill_files
-from .models import LoadResult, MCPServerConfig, Skill, SkillError, SkillParseError, SkillTool
-from .parser import parse_skill_file, parse_skill_text
-from .policy import SkillPolicy
-from .registry import SkillRegistry
-from .resources import describe_skill_for_loading, read_skill_file
+from __future__ import annotations
 
-__all__ = [
-    "MAX_TOOL_OUTPUT", "LoadResult", "MCPServerConfig", "Skill", "SkillError", "SkillParseError",
-    "SkillPolicy", "SkillRegistry", "SkillTool", "ToolOutcome", "bundled_skills_dir",
-    "bundled_themes_dir", "describe_skill_for_loading", "load_skills", "parse_skill_file",
-    "parse_skill_text", "read_skill_file", "render_command", "run_entrypoint", "skill_files",
-    "truncate_output",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "bundled_skills_dir": "bundled", "bundled_themes_dir": "bundled",
+    "MAX_TOOL_OUTPUT": "entrypoints", "ToolOutcome": "entrypoints",
+    "render_command": "entrypoints", "run_entrypoint": "entrypoints",
+    "truncate_output": "entrypoints",
+    "load_skills": "loader", "skill_files": "loader",
+    "LoadResult": "models", "MCPServerConfig": "models", "Skill": "models",
+    "SkillError": "models", "SkillParseError": "models", "SkillTool": "models",
+    "parse_skill_file": "parser", "parse_skill_text": "parser",
+    "SkillPolicy": "policy", "SkillRegistry": "registry",
+    "describe_skill_for_loading": "resources", "read_skill_file": "resources",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -105,7 +105,8 @@ class BirdieApp(App[int]):
             context_window=None, session_in=0, session_out=0, busy=True)
         for warning in self._theme_warnings:
             self.notify(warning, title="Theme", severity="warning")
-        self.boot()
+        # After the first frame: the boot thread's imports would contend with the first layout.
+        self.call_after_refresh(self.boot)
 
     def on_resize(self, event: Any) -> None:
         self._apply_width(event.size.width)
@@ -342,7 +343,10 @@ class BirdieApp(App[int]):
     async def _close_reply(self, interrupted: bool = False) -> None:
         reply, self.reply = self.reply, None
         if reply is not None:
-            await (reply.mark_interrupted() if interrupted else reply.finish())
+            # Rendered by the reply's own worker: a long reply must not hold up the app's
+            # message queue (keys for the composer wait in it).
+            reply.run_worker(reply.mark_interrupted() if interrupted else reply.finish(),
+                             group="reply-render", exit_on_error=False)
 
     async def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
         await self._close_reply()

@@ -27,8 +27,12 @@ async def wait_ready(pilot, app):
 
 
 async def wait_turn(pilot, app):
+    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+
     await wait_for(pilot, lambda: not app.turn_running)
-    await pilot.pause(0.15)  # let the reply's last buffered flush land
+    # Replies finish rendering in their own workers, after the turn itself.
+    await wait_for(pilot, lambda: all(r.rendered for r in app.query(AssistantMessage)))
+    await pilot.pause()
 
 
 async def send(pilot, app, text: str):

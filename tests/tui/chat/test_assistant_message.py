@@ -128,3 +128,33 @@ async def test_static_messages_render_at_once():
         assert full.finished and rendered_source(full) == "**full** markdown"
         assert lite.lite and not lite.query(Markdown) and lite.text == "**lite** markdown"
         assert lite.query_one(".lite").region.height >= 1
+
+
+def _feed_in_pieces(splitter: ParagraphSplitter, text: str, size: int = 7) -> list[int]:
+    splits: list[int] = []
+    for offset in range(0, len(text), size):
+        splits += [offset + s for s in splitter.feed(text[offset:offset + size])]
+    return splits
+
+
+def test_splitter_cuts_a_long_tight_list_between_top_level_items():
+    items = "".join(f"- item {n}\n  - nested {n}\n" for n in range(40))
+    text = "Intro\n" + items
+    splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=100), text)
+    assert len(splits) > 5
+    assert all(text[s:s + 7] == "- item " for s in splits)
+
+
+def test_splitter_cuts_a_long_quote_only_between_quoted_paragraphs():
+    para = "> " + "word " * 20 + "\n> more of the same paragraph\n"
+    text = ">\n".join([para] * 20)
+    splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=200), text)
+    assert len(splits) > 5
+    for s in splits:
+        assert text[s - 2:s] == ">\n" and text[s:s + 7] == "> word "
+
+
+def test_splitter_never_cuts_a_setext_heading_or_inside_a_fence():
+    text = ("Title\n-\n" + "x" * 50 + "\n") * 5 + "```\n" + "- not an item\n" * 30 + "```\n"
+    splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=10), text)
+    assert splits == []

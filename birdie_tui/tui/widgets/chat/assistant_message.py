@@ -1,8 +1,11 @@
 """The assistant's reply: Markdown streamed in batches, split across widgets when it grows long.
 
 Tokens arrive far faster than Markdown can re-render, so `append` only buffers and a timer
-flushes ~15×/s. Textual's Markdown re-parses its whole *last block* on every append, so a long
-reply is cut into several Markdown widgets at paragraph boundaries (never inside a code fence).
+flushes ~15×/s. Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
+append, so a long reply is cut into several Markdown widgets at block boundaries (never inside a
+code fence): a 200-item list or a long blockquote would otherwise make every flush O(reply). A
+flush that took d seconds is followed by at least d seconds of idle loop, so the composer keeps
+answering keys however slow rendering gets.
 
 Textual's Markdown mounts ~10 widgets per short reply (300 replies ≈ 9 s), so replayed history
 can ask for `lite=True`: one Static rendering rich's Markdown (300 replies ≈ 0.5 s).
@@ -11,6 +14,8 @@ can ask for `lite=True`: one Static rendering rich's Markdown (300 replies ≈ 0
 from __future__ import annotations
 
 import asyncio
+import re
+import time
 
 from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
@@ -21,20 +26,28 @@ from textual.widgets.markdown import MarkdownStream
 
 FLUSH_INTERVAL = 1 / 15
 SPLIT_CHARS = 6_000
+BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
+FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
+# A top-level list item ("- x", "* x", "+ x", "12. x"): never a setext underline or a rule.
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) +\S")
 
 
 class ParagraphSplitter:
     """Finds safe places to start a new Markdown widget in text that arrives in pieces.
 
-    A safe place is the start of an unindented line that follows a blank line, outside a
-    ``` / ~~~ fence, once the current widget holds at least `limit` characters.
+    Outside a ``` / ~~~ fence, a safe place is the start of an unindented line that follows a
+    blank line (once the current widget holds `limit` characters), or — once it holds
+    `block_limit` — a top-level list item, or a quote paragraph after an empty `>` line. Each
+    part of a cut list or quote renders as a list or quote of its own.
     """
 
-    def __init__(self, limit: int = SPLIT_CHARS) -> None:
+    def __init__(self, limit: int = SPLIT_CHARS, block_limit: int = BLOCK_SPLIT_CHARS) -> None:
         self.limit = limit
+        self.block_limit = min(block_limit, limit)
         self._fence: tuple[str, int] | None = None  # (fence char, run length) while inside one
         self._tail = ""  # the incomplete last line seen so far
         self._prev_blank = False
+        self._prev_quote_blank = False  # the previous line was an empty quote line (">")
         self._segment_len = 0  # characters in the current widget
 
     @property
@@ -52,13 +65,7 @@ class ParagraphSplitter:
             start = base + pos
             pos += len(line)
             # Judge a line's start once: when first seen, with its first character known.
-            if (
-                start >= 0
-                and self._prev_blank
-                and self._fence is None
-                and line[0] not in " \t\r\n"
-                and start - seg_start >= self.limit
-            ):
+            if start >= 0 and self._fence is None and self._may_split(line, start - seg_start):
                 splits.append(start)
                 seg_start = start
             if not line.endswith("\n"):
@@ -70,9 +77,20 @@ class ParagraphSplitter:
         self._segment_len = len(chunk) - seg_start
         return splits
 
+    def _may_split(self, line: str, held: int) -> bool:
+        if line[0] in " \t\r\n" or held < self.block_limit:
+            return False
+        if self._prev_blank:
+            return held >= self.limit or line[0] == ">" or bool(_LIST_ITEM.match(line))
+        if line[0] == ">":
+            inner = _unquote(line)
+            return (self._prev_quote_blank and bool(inner.strip())) or bool(_LIST_ITEM.match(inner))
+        return bool(_LIST_ITEM.match(line))
+
     def _classify(self, line: str) -> None:
-        stripped = line.strip()
+        stripped = _unquote(line).strip()  # a fence inside a quote is still a fence
         self._prev_blank = not stripped
+        self._prev_quote_blank = stripped == ">"
         if not stripped or stripped[0] not in "`~":
             return
         char = stripped[0]
@@ -83,6 +101,13 @@ class ParagraphSplitter:
             self._fence = (char, run)
         elif char == self._fence[0] and run >= self._fence[1] and not stripped[run:].strip():
             self._fence = None
+
+
+def _unquote(line: str) -> str:
+    """The line without one level of blockquote marker."""
+    if not line.startswith(">"):
+        return line
+    return line[2:] if line.startswith("> ") else line[1:]
 
 
 class AssistantMessage(Widget):
@@ -114,12 +139,16 @@ class AssistantMessage(Widget):
         self._pending: list[str] = [text] if (text and streaming) else []
         self._streaming = streaming
         self._finished = not streaming
+        self._rendered = not streaming
         self._interrupted = False
         self._flush_interval = flush_interval
         self._splitter = ParagraphSplitter(split_chars)
         self._flush_lock = asyncio.Lock()
+        # Split but not yet rendered: (starts a new Markdown widget?, text).
+        self._queue: list[tuple[bool, str]] = []
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
+        self._next_flush_at = 0.0  # monotonic time before which ticks are skipped
         self._lite = lite and not streaming
         self._markdown = Markdown(None if streaming else text)
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
@@ -139,6 +168,11 @@ class AssistantMessage(Widget):
     @property
     def finished(self) -> bool:
         return self._finished
+
+    @property
+    def rendered(self) -> bool:
+        """Finished, and every character has reached a Markdown widget."""
+        return self._rendered
 
     @property
     def interrupted(self) -> bool:
@@ -176,22 +210,44 @@ class AssistantMessage(Widget):
         self._pending.append(fragment)
 
     async def _flush_tick(self) -> None:
-        if not self._flush_lock.locked():  # one flush in flight at a time
-            async with self._flush_lock:
-                await self._flush()
+        if self._flush_lock.locked() or time.monotonic() < self._next_flush_at:
+            return  # one flush in flight at a time, and never more than half the loop
+        async with self._flush_lock:
+            started = time.monotonic()
+            await self._flush()
+            ended = time.monotonic()
+            self._next_flush_at = ended + (ended - started)
 
-    async def _flush(self) -> None:
-        if not self._pending or self._stream is None:
+    async def _flush(self, budget: float | None = FLUSH_BUDGET) -> None:
+        """Render what is buffered; with a `budget`, stop after that long at a widget boundary
+        (the rest waits for the next tick, so one flush never holds the loop for long)."""
+        if self._stream is None:
             return
-        chunk = "".join(self._pending)
-        self._pending.clear()
-        self.flush_count += 1
-        start = 0
-        for split in self._splitter.feed(chunk):
-            await self._stream.write(chunk[start:split])
-            await self._start_new_segment()
-            start = split
-        await self._stream.write(chunk[start:])
+        if self._pending:
+            chunk = "".join(self._pending)
+            self._pending.clear()
+            start = 0
+            for split in [*self._splitter.feed(chunk), len(chunk)]:
+                self._enqueue(start > 0, chunk[start:split])
+                start = split
+        started = time.monotonic()
+        while self._queue:
+            new_widget, text = self._queue.pop(0)
+            if new_widget:
+                await self._start_new_segment()
+            self.flush_count += 1
+            await self._stream.write(text)
+            if budget is not None and time.monotonic() - started > budget:
+                break
+
+    def _enqueue(self, new_widget: bool, text: str) -> None:
+        if not text and not new_widget:
+            return
+        if self._queue and not new_widget:  # same widget as the last queued piece: merge
+            last_new, last_text = self._queue[-1]
+            self._queue[-1] = (last_new, last_text + text)
+        else:
+            self._queue.append((new_widget, text))
 
     async def _start_new_segment(self) -> None:
         assert self._stream is not None
@@ -206,15 +262,24 @@ class AssistantMessage(Widget):
             return
         self._finished = True
         if self._stream is None:  # not mounted yet: on_mount renders the whole text
+            self._rendered = True
             return
         async with self._flush_lock:
             # Stop the timer only now: stopping it cancels a tick mid-flush (mid-split).
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
-            await self._flush()
-            await self._stream.stop()
-            self._stream = None
+            # Drain in budgeted batches with the loop free in between: a reply that arrived
+            # all at once (a fast model) must not freeze the composer while it renders.
+            while self._stream is not None and (self._pending or self._queue):
+                started = time.monotonic()
+                await self._flush()
+                if self._queue:
+                    await asyncio.sleep(time.monotonic() - started)
+            if self._stream is not None:
+                await self._stream.stop()
+                self._stream = None
+        self._rendered = True
 
     async def mark_interrupted(self) -> None:
         """Finish, then say so: the user stopped the turn before it ended."""
