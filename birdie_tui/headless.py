@@ -112,6 +112,10 @@ def skills_command(args: argparse.Namespace) -> int:
     else:
         for skill in result.skills:
             tools = ", ".join(t.name for t in skill.tools) or "-"
+            if skill.mcp_server is not None:  # its tools are known only once it runs
+                cfg = skill.mcp_server
+                tools = f"from MCP server ({cfg.transport}: " \
+                        f"{' '.join([cfg.command or cfg.url or '', *cfg.args])})"
             triggers = ", ".join(skill.triggers) or "-"
             state = "on" if skill.enabled_by_default else "off"
             print(f"ok    {skill.name:<18} {skill.kind:<12} default {state:<3}  "

@@ -20,9 +20,11 @@ from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_
 from birdie_tui.agent.history import message_text, repair_history
 from birdie_tui.agent.stream import final_reply, translate
 from birdie_tui.agent.toolbox import MCPToolSource, Toolbox
+from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.providers.catalog import context_window
 from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
-from birdie_tui.providers.factory import create_chat_model, describe
+from birdie_tui.providers.errors import ProviderError
+from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
 from birdie_tui.skills.bundled import bundled_skills_dir
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill
@@ -49,8 +51,19 @@ def default_skill_dirs(paths: BirdiePaths, environ: Mapping[str, str] = os.envir
     return [bundled_skills_dir(), *([user_dir] if user_dir.is_dir() else [])]
 
 
+def _mcp_start_timeout(options: EngineOptions) -> float:
+    if options.mcp_start_timeout is not None:
+        return options.mcp_start_timeout
+    try:
+        return float(options.environ.get("BIRDIE_MCP_START_TIMEOUT", "") or 15.0)
+    except ValueError:
+        return 15.0
+
+
 def describe_error(exc: BaseException) -> str:
     """One readable line for any failure of a turn."""
+    if isinstance(exc, ProviderError):  # already a friendly, key-free line
+        return str(exc)[:400]
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     name = type(exc).__name__
     line = f"{name}: {text}" if text else name
@@ -66,6 +79,7 @@ class EngineOptions:
     paths: BirdiePaths | None = None  # None: from BIRDIE_HOME
     max_tool_calls: int = 40
     tool_timeout: float = 120.0
+    mcp_start_timeout: float | None = None  # None: $BIRDIE_MCP_START_TIMEOUT, else 15 s
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
 
@@ -85,8 +99,12 @@ class Engine:
         self.policy = SkillPolicy()
         self.session: SessionMeta | None = None
         self.model: Any = None
+        # MCP servers start lazily, on the first model call that needs their tools.
+        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=_mcp_start_timeout(self.options),
+                              call_timeout=self.options.tool_timeout, environ=env)
         self.toolbox = Toolbox(self.registry, lambda: self.policy,
-                               tool_timeout=self.options.tool_timeout)
+                               tool_timeout=self.options.tool_timeout,
+                               mcp_tools=self.mcp.tools_for)
         self._graph: Any = None
         self._saver: Any = None
         self._conn: Any = None
@@ -97,6 +115,8 @@ class Engine:
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
         self.reload_skills()
+        # The vendor SDK import costs 1-2 s: off the event loop, so a TUI stays responsive.
+        await asyncio.to_thread(load_adapter, self.provider.vendor)
         self.model = create_chat_model(self.provider)
         self.paths.ensure_user_dir(self.user)
         self._conn = await aiosqlite.connect(str(self.paths.checkpoints_db(self.user)))
@@ -105,12 +125,31 @@ class Engine:
         self._graph = build_graph(self._saver)
 
     async def aclose(self) -> None:
+        close_model = getattr(self.model, "aclose", None)  # vendor SDK clients
+        try:
+            if close_model is not None:
+                await close_model()
+        except Exception:  # noqa: BLE001 - closing must go on to the checkpointer
+            pass
+        await self.mcp.aclose()
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await conn.close()
 
     def set_mcp_source(self, source: MCPToolSource | None) -> None:
         self.toolbox.mcp_tools = source
+
+    def mcp_status(self) -> list[ServerStatus]:
+        """Each MCP skill's server: not started / starting / running (tools) / failed (reason)
+        / exited (restarts on next use)."""
+        return self.mcp.status(self.skills(), self.is_enabled)
+
+    async def restart_mcp(self, name: str) -> ServerStatus:
+        skill = self.registry.get(name)
+        if skill is None or skill.mcp_server is None:
+            raise EngineError(f"no MCP skill {name!r}; /mcp lists them")
+        await self.mcp.restart(skill)
+        return next(s for s in self.mcp_status() if s.skill == skill.name)
 
     # ----------------------------------------------------------------- provider
     @property
@@ -120,6 +159,17 @@ class Engine:
     @property
     def context_window(self) -> int | None:
         return context_window(self.provider.vendor, self.provider.model or "")
+
+    async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
+        """Use another vendor/model for the rest of this session (history is kept); returns
+        the new label. Raises ConfigError (one line) when that vendor has no key."""
+        from birdie_tui.providers.selection import config_for
+
+        config = config_for(vendor or self.provider.vendor, model, current=self.provider,
+                            environ=self.options.environ, config_file=self.options.config_file)
+        await asyncio.to_thread(load_adapter, config.vendor)
+        self.model, self.provider = create_chat_model(config), config
+        return self.model_label
 
     # ----------------------------------------------------------------- skills
     def reload_skills(self) -> LoadResult:
@@ -260,6 +310,31 @@ class Engine:
         return changed
 
     # ----------------------------------------------------------------- turns
+    async def take_last_turn(self) -> str:
+        """Remove the last user turn (its message and everything after) from the history and
+        return its text, so `/retry` can run it again."""
+        history = await self.messages()
+        index = next((i for i in range(len(history) - 1, -1, -1)
+                      if isinstance(history[i], HumanMessage)), None)
+        if index is None:
+            raise EngineError("nothing to retry: this session has no message yet")
+        meta = self.require_session()
+        if index == 0:  # an empty history: drop the thread (an update needs a last message)
+            await self._saver.adelete_thread(meta.id)
+        else:
+            await self._graph.aupdate_state(self._config(), {"messages": replace_all(
+                history[:index])}, as_node="agent")
+        meta.turns = max(0, meta.turns - 1)  # the retry counts it again; tokens stay spent
+        self.sessions.save(meta)
+        return message_text(history[index])
+
+    async def retry_turn(self, *, approver: Approver | None = None
+                         ) -> AsyncIterator[TurnEvent]:
+        """Run the last user turn again (after an error or an interruption)."""
+        text = await self.take_last_turn()
+        async for event in self.run_turn(text, approver=approver):
+            yield event
+
     async def run_turn(self, text: str, *, approver: Approver | None = None
                        ) -> AsyncIterator[TurnEvent]:
         """Run one user turn, yielding events. Never raises for engine/provider failures: they

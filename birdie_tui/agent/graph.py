@@ -78,12 +78,37 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         tools = []
     get_stream_writer()({"injected": report})
     model = ctx.model.bind_tools(tools) if tools else ctx.model
-    response = await model.ainvoke([SystemMessage(prompt), *context_window(messages)])
+    response = answerable_calls(
+        await model.ainvoke([SystemMessage(prompt), *context_window(messages)]))
     if not tools and isinstance(response, AIMessage) and response.tool_calls:
         # A model that calls tools it was not given would leave an unanswerable call behind.
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
                              usage_metadata=response.usage_metadata, id=response.id)
     return {"messages": replace_all([*messages, response]) if repaired else [response]}
+
+
+def answerable_calls(response: Any) -> Any:
+    """Tool calls with malformed JSON arguments (LangChain's `invalid_tool_calls`, or flagged by
+    a vendor adapter in response_metadata["invalid_tool_args"]) stay in the history as calls
+    with empty args, so the tools node answers each with an error the model can correct."""
+    if not isinstance(response, AIMessage):
+        return response
+    flagged = dict(response.response_metadata.get("invalid_tool_args") or {})
+    calls = [dict(call) for call in response.tool_calls]
+    for n, bad in enumerate(response.invalid_tool_calls):
+        call_id = bad.get("id") or f"invalid_call_{n}"
+        flagged.setdefault(call_id, bad.get("error") or
+                           f"arguments are not valid JSON: {str(bad.get('args'))[:200]}")
+        calls.append({"type": "tool_call", "name": bad.get("name") or "unknown_tool",
+                      "args": {}, "id": call_id})
+    if not flagged:
+        return response
+    for call in calls:
+        if call["id"] in flagged:
+            call["args"] = {}
+    return response.model_copy(update={
+        "tool_calls": calls, "invalid_tool_calls": [],
+        "response_metadata": {**response.response_metadata, "invalid_tool_args": flagged}})
 
 
 def tool_error_text(exc: Exception) -> str:
@@ -107,14 +132,20 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     writer = get_stream_writer()
     results: dict[str, ToolMessage] = {}
     runnable: list[dict[str, Any]] = []
+    invalid = last.response_metadata.get("invalid_tool_args") or {} if calls else {}
     for call in calls:
+        if call["id"] in invalid:
+            results[call["id"]] = _error_result(
+                call, f"Invalid arguments for {call['name']!r}: {invalid[call['id']]}. "
+                "Call it again with the arguments as one JSON object.")
+            continue
         if call["name"] not in tools:
             results[call["id"]] = _error_result(
                 call, f"Tool {call['name']!r} is not available (its skill is disabled or gone)."
             )
             continue
         if ctx.toolbox.requires_approval(call["name"]):
-            skill = ctx.toolbox.registry.skill_for_tool(call["name"])
+            skill = ctx.toolbox.skill_for_tool(call["name"])
             approved = ctx.approver is not None and await ctx.approver(
                 dict(call), skill.name if skill else ""
             )

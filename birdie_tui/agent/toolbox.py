@@ -32,6 +32,7 @@ class Toolbox:
         self.mcp_tools = mcp_tools
         # Built tools keyed by the Skill object: a reload makes new objects, so no invalidation.
         self._cache: dict[int, tuple[Skill, list[BaseTool]]] = {}
+        self._mcp_owner: dict[str, Skill] = {}  # MCP tool name -> its skill (for approval)
 
     def allowed_skills(self) -> list[Skill]:
         return self._policy().allowed(self.registry)
@@ -54,7 +55,11 @@ class Toolbox:
         for skill in skills:
             out.extend(self._skill_tools(skill))
             if skill.mcp_server is not None and self.mcp_tools is not None:
-                out.extend(await self.mcp_tools(skill))
+                taken = {t.name for t in out}
+                for tool in await self.mcp_tools(skill):
+                    if tool.name not in taken:  # first one wins, as between skill files
+                        self._mcp_owner[tool.name] = skill
+                        out.append(tool)
         if any(s.format == "agent-skills" for s in skills):
             out.extend(make_skill_tools(self.find_allowed))
         return out
@@ -67,6 +72,9 @@ class Toolbox:
                     index.setdefault(tag, []).append(tool.name)
         return index
 
+    def skill_for_tool(self, tool_name: str) -> Skill | None:
+        return self.registry.skill_for_tool(tool_name) or self._mcp_owner.get(tool_name)
+
     def requires_approval(self, tool_name: str) -> bool:
-        skill = self.registry.skill_for_tool(tool_name)
+        skill = self.skill_for_tool(tool_name)
         return skill is not None and skill.requires_approval(tool_name)

@@ -165,19 +165,26 @@ def _auto_pick(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def provider_json(
+    environ: Mapping[str, str] = os.environ, config_file: Path | None = None
+) -> tuple[str, dict[str, Any]]:
+    """(source label, validated fields) of LLM_PROVIDER_CONFIG, else of --config FILE, else
+    ("", {})."""
+    inline = _env(environ, "LLM_PROVIDER_CONFIG")
+    if inline is not None:
+        source = "LLM_PROVIDER_CONFIG"
+        return source, _validate(_load_json(inline, source), source)
+    if config_file is not None:
+        source = f"--config {config_file}"
+        return source, _validate(_read_file(Path(config_file)), source)
+    return "", {}
+
+
 def resolve_provider_config(
     environ: Mapping[str, str] = os.environ, config_file: Path | None = None
 ) -> ProviderConfig:
     """Resolve the provider: LLM_PROVIDER_CONFIG > --config FILE > env vars > offline model."""
-    inline = _env(environ, "LLM_PROVIDER_CONFIG")
-    if inline is not None:
-        source = "LLM_PROVIDER_CONFIG"
-        data = _validate(_load_json(inline, source), source)
-    elif config_file is not None:
-        source = f"--config {config_file}"
-        data = _validate(_read_file(Path(config_file)), source)
-    else:
-        source, data = "", {}
+    source, data = provider_json(environ, config_file)
 
     env_vendor = _env(environ, "LLM_VENDOR")
     if "vendor" in data:

@@ -22,13 +22,12 @@ VENDOR_ADAPTERS: dict[str, tuple[str, str]] = {
 }
 
 
-def create_chat_model(config: ProviderConfig) -> BaseChatModel:
-    """Return a LangChain chat model for ``config``; raises ConfigError if it cannot be built."""
-    vendor = config.vendor
+def load_adapter(vendor: str) -> type:
+    """Import a vendor's adapter class (and its SDK, ~1-2 s: callers may run this in a thread)."""
     if vendor == OFFLINE_VENDOR:
         from birdie_tui.providers.offline import OfflineChatModel
 
-        return OfflineChatModel(model_name=config.model or OFFLINE_MODEL)
+        return OfflineChatModel
     if vendor not in VENDOR_ADAPTERS:
         raise ConfigError(f"unknown vendor {vendor!r}")
     module_name, class_name = VENDOR_ADAPTERS[vendor]
@@ -43,6 +42,16 @@ def create_chat_model(config: ProviderConfig) -> BaseChatModel:
     cls = getattr(module, class_name, None)
     if cls is None:
         raise ConfigError(f"vendor '{vendor}' is not available in this build yet")
+    return cls
+
+
+def create_chat_model(config: ProviderConfig) -> BaseChatModel:
+    """Return a LangChain chat model for ``config``; raises ConfigError if it cannot be built."""
+    if config.vendor == OFFLINE_VENDOR:
+        from birdie_tui.providers.offline import OfflineChatModel
+
+        return OfflineChatModel(model_name=config.model or OFFLINE_MODEL)
+    cls = load_adapter(config.vendor)
     factory = getattr(cls, "from_config", None)
     return factory(config) if factory is not None else cls(config=config)
 

@@ -67,7 +67,9 @@ class BirdieApp(App[int]):
         self.settings: Any = None
         self.ready = asyncio.Event()
         self.pending: list[str] = []  # typed before the engine was ready
+        self.start_problem: str | None = None  # e.g. a missing API key (shown once booted)
         self.skill_marks: dict[str, str] = {}
+        self.mcp_failures_seen: set[str] = set()
         self.sessions = SessionControl(self)
         self.slash = SlashCommands(self)
         # the running turn
@@ -181,6 +183,8 @@ class BirdieApp(App[int]):
         for warning in engine.sessions.warnings + engine.memory.warnings:
             self.notify(warning, title="Recovered", severity="warning", timeout=10)
         await self.sessions.show_current(new=opened.new)
+        if self.start_problem:  # after show_current, which redraws the chat
+            chat.add_error(self.start_problem)
         self.ready.set()
         self.post_message(m.EngineReady())
 
@@ -194,7 +198,7 @@ class BirdieApp(App[int]):
             return engine_mod.Engine(options)
         except ConfigError as exc:
             # A missing key is a message, not a dead app: run offline and say why.
-            self.query_one(ChatLog).add_error(f"{exc} — using the offline model instead.")
+            self.start_problem = f"{exc} — using the offline model instead."
             options.provider = ProviderConfig(vendor="offline")
             return engine_mod.Engine(options)
 
@@ -386,6 +390,17 @@ class BirdieApp(App[int]):
         # The engine has recorded the turn in the session file: its totals are now the truth.
         self.live_in = self.live_out = 0
         self.refresh_status(busy=False)
+        self.refresh_skills()  # MCP servers may have started (tool counts) or failed
+        self._notify_mcp_failures()
+
+    def _notify_mcp_failures(self) -> None:
+        """Say once per failure that an MCP server could not start (the sidebar keeps it)."""
+        for status in self.engine.mcp_status() if self.engine is not None else ():
+            key = f"{status.skill}\0{status.error}"
+            if status.state == "failed" and key not in self.mcp_failures_seen:
+                self.mcp_failures_seen.add(key)
+                self.notify(f"{status.skill}: {status.error}", title="MCP server failed",
+                            severity="error", timeout=8)
 
     # ------------------------------------------------------------------ skills
     @on(SkillSidebar.Toggled)

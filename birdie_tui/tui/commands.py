@@ -32,6 +32,8 @@ class BirdieCommands(Provider):
             out.append((f"Theme: {name}", partial(app.set_theme, name), "/theme"))
         if engine is None or engine.session is None:
             return out
+        out.append(("Retry the last turn", partial(app.run_slash, "/retry"), "/retry"))
+        out += _model_commands(app, engine)
         for skill in engine.skills():
             state = "on" if engine.is_enabled(skill) else "off"
             out.append((f"Toggle skill {skill.name} (now {state})",
@@ -58,3 +60,16 @@ class BirdieCommands(Provider):
 def _switch(app: Any, session_id: str) -> None:
     # Build the coroutine only when chosen: an unchosen hit must not leave one un-awaited.
     app.sessions.run(app.sessions.switch(session_id))
+
+
+def _model_commands(app: Any, engine: Any) -> list[tuple[str, Callable[[], Any], str]]:
+    from birdie_tui.tui.model_commands import model_choices
+
+    out: list[tuple[str, Callable[[], Any], str]] = []
+    for choice in model_choices(engine):
+        for model in choice.models:
+            current = choice.current and model == engine.provider.model
+            out.append((f"Model: {choice.vendor}/{model}",
+                        partial(app.run_slash, f"/model {choice.vendor}/{model}"),
+                        "current model" if current else "/model — for this session"))
+    return out

@@ -14,7 +14,8 @@ SLASH_COMMANDS = [
     "/tool list", "/tool output full", "/tool output short", "/tool output off",
     "/skill list", "/skill enable", "/skill disable", "/skill reload",
     "/session new", "/session switch", "/session delete", "/session list", "/session info",
-    "/sessions", "/new", "/rename", "/clear", "/theme", "/quit",
+    "/sessions", "/new", "/rename", "/clear", "/theme", "/quit", "/mcp", "/mcp restart",
+    "/model", "/retry",
 ]
 
 HELP = """\
@@ -28,10 +29,13 @@ HELP = """\
 | `/tool output full\\|short\\|off` | how much tool output the chat shows |
 | `/skill list` · `/skill enable <name>` · `/skill disable <name>` | skills for this session |
 | `/skill reload` | rescan the skill folders |
+| `/mcp` · `/mcp restart <skill>` | MCP servers: state, tools, errors · start one again |
 | `/session new\\|switch <id>\\|delete <id>\\|list\\|info` | sessions |
 | `/new` | new session · `/sessions` opens the browser |
 | `/rename <title>` | name this session |
 | `/theme [name]` | list themes or switch (saved) |
+| `/model` · `/model VENDOR[/MODEL]` · `/model MODEL` | list models · switch for this session |
+| `/retry` | run your last message again (after an error or Esc) |
 | `/clear` | clear the screen (history is kept) |
 | `/quit` | exit |
 
@@ -155,6 +159,25 @@ class SlashCommands:
         else:
             raise UsageError("usage: /skill list | enable <name> | disable <name> | reload")
 
+    async def cmd_mcp(self, args: list[str], rest: str) -> None:
+        from birdie_tui.tui.views import mcp_markdown
+
+        sub = args[0].lower() if args else "list"
+        if sub == "list" and len(args) <= 1:
+            self.say(mcp_markdown(self.engine.mcp_status(), self.engine.paths.logs_dir))
+        elif sub == "restart" and len(args) >= 2:
+            skill = self.engine.registry.get(" ".join(args[1:]))
+            if skill is None or skill.mcp_server is None:
+                raise UsageError(f"no MCP skill {' '.join(args[1:])!r} — /mcp lists them")
+            if not self.engine.is_enabled(skill):
+                raise UsageError(f"{skill.name} is off for this session — enable it first")
+            self.app.notify(f"Starting the MCP server of {skill.name}…", timeout=2)
+            status = await self.engine.restart_mcp(skill.name)
+            self.app.refresh_skills()
+            self.say(mcp_markdown([status], self.engine.paths.logs_dir))
+        else:
+            raise UsageError("usage: /mcp | /mcp restart <skill>")
+
     # ------------------------------------------------------------ sessions
     async def cmd_session(self, args: list[str], rest: str) -> None:
         sub = args[0].lower() if args else ""
@@ -197,3 +220,13 @@ class SlashCommands:
             self.say(f"Theme **{self.app.theme}**. Available: {names}")
         elif not self.app.set_theme(args[0]):
             raise UsageError(f"unknown theme {args[0]!r} — /theme lists them")
+
+    async def cmd_model(self, args: list[str], rest: str) -> None:
+        from birdie_tui.tui.model_commands import model_command
+
+        await model_command(self, args, rest)
+
+    async def cmd_retry(self, args: list[str], rest: str) -> None:
+        from birdie_tui.tui.model_commands import retry_command
+
+        await retry_command(self)

@@ -18,23 +18,56 @@ def skill_rows(engine: Any, marks: dict[str, str] | None = None) -> list[SkillRo
     """Every loaded skill with its state for this session; `marks` adds per-skill errors
     (a skill whose reload broke, an MCP server that failed)."""
     marks = marks or {}
+    servers = {s.skill: s for s in engine.mcp_status()} if hasattr(engine, "mcp_status") else {}
     rows = []
     for skill in engine.skills():
+        server = servers.get(skill.name)
+        # An MCP skill's tools are known once its server has listed them.
+        tools = tuple(t.name for t in skill.tools) + (server.tools if server else ())
+        failed = server.error if server is not None and server.state == "failed" else None
         rows.append(
             SkillRow(
                 name=skill.name,
                 kind=skill.kind,
                 description=skill.description,
-                tool_count=len(skill.tools),
+                tool_count=len(tools),
                 tags=tuple(skill.tags),
                 triggers=tuple(skill.triggers),
-                tool_names=tuple(t.name for t in skill.tools),
+                tool_names=tools,
                 enabled=engine.is_enabled(skill),
                 enabled_by_default=skill.enabled_by_default,
-                error=marks.get(skill.name),
+                error=marks.get(skill.name) or (f"MCP server failed: {failed}" if failed else None),
+                server=_server_line(server) if server is not None else None,
             )
         )
     return rows
+
+
+def _server_line(status: Any) -> str:
+    state = {"not started": "not started (starts on first use)",
+             "failed": "failed"}.get(status.state, status.describe())
+    return f"{status.transport} · {state}"
+
+
+def mcp_markdown(statuses: list[Any], logs_dir: Any) -> str:
+    """The `/mcp` report: each MCP skill's server, its state and its tools."""
+    if not statuses:
+        return ("No MCP skills are loaded. A skill gets its tools from an MCP server with an "
+                "`mcp_server` block in its SKILL.MD (see the README, *MCP servers*).")
+    lines = []
+    for s in statuses:
+        mark = "●" if s.enabled else "○ (off)"
+        state = {"running": "**running**", "failed": f"**failed**: {s.error}",
+                 "exited": "exited · restarts on next use",
+                 "not started": "not started · starts on first use"}.get(s.state, s.state)
+        lines.append(f"- {mark} **{s.skill}** · {s.transport} `{s.target}` · {state}")
+        if s.tools:
+            lines.append(f"  - tools: {', '.join(f'`{t}`' for t in s.tools)}")
+        if s.restarts:
+            lines.append(f"  - restarted {s.restarts} time(s)")
+    lines.append(f"\nServer logs (stderr of stdio servers): `{logs_dir}` · "
+                 "`/mcp restart <skill>` starts a server again now")
+    return "\n".join(lines)
 
 
 def broken_files(engine: Any) -> list[BrokenSkillFile]:

@@ -2,7 +2,8 @@
 
 from mcp.server.fastmcp import FastMCP
 
-mcp = FastMCP("birdie-demo")
+# WARNING: the INFO line FastMCP logs per request would fill the log file for nothing.
+mcp = FastMCP("birdie-demo", log_level="WARNING")
 
 
 @mcp.tool()

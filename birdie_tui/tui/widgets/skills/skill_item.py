@@ -80,9 +80,11 @@ def skill_details(row: SkillRow) -> Content:
         parts.append(labelled("Tags", ", ".join(row.tags)))
     if row.triggers:
         parts.append(labelled("Triggers", ", ".join(f"“{t}”" for t in row.triggers)))
+    if row.server:
+        parts.append(labelled("Server", row.server))
     if row.tool_names:
         parts.append(labelled("Tools", ", ".join(row.tool_names)))
-    elif row.tool_count == 0:
+    elif row.tool_count == 0 and not row.server:
         parts.append(labelled("Tools", "none"))
     if row.error:
         parts.append(Content.styled(f"{WARN} {row.error}", "$warning"))

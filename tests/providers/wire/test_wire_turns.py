@@ -1,0 +1,226 @@
+"""Whole turns through the real engine and graph, each vendor's real SDK, and a loopback server
+speaking that vendor's streaming wire format (parametrized over openai, anthropic, mistral)."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from birdie_tui.agent.engine import INTERRUPTED_MARK
+from birdie_tui.agent.history import history_problems
+
+from .conftest import FAST, SECRET, kinds, run
+
+ECHO = ("call_A1", "echo_text", '{"text": "it works"}')
+
+
+def tool_results(vendor: str, body: dict) -> list[tuple[str, str, bool]]:
+    """(call id, content, is_error) of every tool result in a request body, vendor-shaped."""
+    out = []
+    for msg in body["messages"]:
+        if vendor == "anthropic":
+            for block in msg["content"] if msg["role"] == "user" else []:
+                if block["type"] == "tool_result":
+                    out.append((block["tool_use_id"], block["content"], block["is_error"]))
+        elif msg["role"] == "tool":
+            out.append((msg["tool_call_id"], msg["content"], False))
+    return out
+
+
+def call_ids(vendor: str, body: dict) -> list[str]:
+    """Ids of the tool calls in the assistant messages of a request body."""
+    ids = []
+    for msg in body["messages"]:
+        if msg["role"] != "assistant":
+            continue
+        if vendor == "anthropic":
+            ids += [b["id"] for b in msg["content"] if b["type"] == "tool_use"]
+        else:
+            ids += [c["id"] for c in msg.get("tool_calls") or []]
+    return ids
+
+
+async def test_text_streams_token_by_token(vendor, server, make_engine):
+    server.script(vendor.reply(["Hel", "lo, ", "world", "!"]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hello")
+    assert [e.text for e in events if e.type == "token"] == ["Hel", "lo, ", "world", "!"]
+    assert kinds(events).count("usage") == 1
+    usage = next(e for e in events if e.type == "usage")
+    assert (usage.input_tokens, usage.output_tokens) == (12, 5)
+    assert events[-1].type == "done" and events[-1].text == "Hello, world!"
+
+    request = server.requests[0]
+    assert request.path == vendor.path
+    body = request.body
+    if vendor.name == "anthropic":  # system prompt is its own field
+        assert "Skill" in body["system"] or "skill" in body["system"]
+        assert [m["role"] for m in body["messages"]] == ["user"]
+        # (this SDK version sends the key as a bearer token; older ones used x-api-key)
+        assert SECRET in (request.headers.get("x-api-key"), request.headers.get(
+            "authorization", "").removeprefix("Bearer "))
+    else:
+        assert body["messages"][0]["role"] == "system"
+        assert body["messages"][-1] == {"role": "user", "content": "hello"}
+        assert request.headers["authorization"] == f"Bearer {SECRET}"
+    if vendor.name == "openai":
+        assert body["stream_options"] == {"include_usage": True}
+    assert body["stream"] is True
+
+
+async def test_tool_call_round_trip(vendor, server, make_engine):
+    server.script(vendor.reply(["Let me check."], [ECHO]), vendor.reply(["It said: it works"]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "please echo")
+    assert kinds(events).count("usage") == 2  # one per model call
+    call = next(e for e in events if e.type == "tool_call")
+    result = next(e for e in events if e.type == "tool_result")
+    assert (call.name, call.args) == ("echo_text", {"text": "it works"})
+    assert (result.content, result.error) == ("it works", False)
+    assert events[-1].type == "done" and events[-1].text == "It said: it works"
+
+    # The bound tools went out in the vendor's format, the result came back in it.
+    first, second = server.requests[0].body, server.requests[1].body
+    names = [t["name"] if vendor.name == "anthropic" else t["function"]["name"]
+             for t in first["tools"]]
+    assert "echo_text" in names
+    [(result_id, content, is_error)] = tool_results(vendor.name, second)
+    assert (content, is_error) == ("it works", False)
+    assert call_ids(vendor.name, second) == [result_id]
+    if vendor.name == "mistral":  # Mistral's ids: exactly 9 alphanumerics
+        assert len(result_id) == 9 and result_id.isalnum()
+    else:
+        assert result_id == "call_A1"
+
+    history = await engine.messages()
+    assert [type(m) for m in history] == [HumanMessage, AIMessage, ToolMessage, AIMessage]
+    assert history_problems(history) == []
+
+
+async def test_parallel_tool_calls(vendor, server, make_engine):
+    calls = [("call_P1", "echo_text", '{"text": "one"}'),
+             ("call_P2", "echo_text", '{"text": "two"}')]
+    server.script(vendor.reply([], calls), vendor.reply(["both done"]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "two at once")
+    results = {e.id: e.content for e in events if e.type == "tool_result"}
+    started = {e.id: e.args["text"] for e in events if e.type == "tool_call"}
+    assert sorted(started.values()) == ["one", "two"]
+    assert {started[i]: results[i] for i in started} == {"one": "one", "two": "two"}
+    second = server.requests[1].body
+    assert sorted(c for _, c, _ in tool_results(vendor.name, second)) == ["one", "two"]
+    if vendor.name == "anthropic":  # consecutive tool results merged into one user message
+        user_turns = [m for m in second["messages"] if m["role"] == "user"]
+        assert len(user_turns) == 2 and len(user_turns[1]["content"]) == 2
+    assert history_problems(await engine.messages()) == []
+
+
+async def test_usage_figures_with_cache(vendor, server, make_engine):
+    usage = {"openai": (1200, 40, 1000), "anthropic": (200, 40, 1000, 64),
+             "mistral": (1200, 40)}[vendor.name]
+    server.script(vendor.reply(["cached"], usage=usage))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hi")
+    reported = next(e for e in events if e.type == "usage")
+    reply = (await engine.messages())[-1]
+    meta = reply.usage_metadata
+    if vendor.name == "anthropic":  # input on the wire excludes cache reads and writes
+        assert (reported.input_tokens, reported.output_tokens) == (1264, 40)
+        assert meta["input_token_details"] == {"cache_read": 1000, "cache_creation": 64}
+    else:
+        assert (reported.input_tokens, reported.output_tokens) == (1200, 40)
+    if vendor.name == "openai":
+        assert meta["input_token_details"] == {"cache_read": 1000}
+    assert engine.session.input_tokens == reported.input_tokens
+    assert engine.session.output_tokens == 40
+
+
+async def test_auth_failure_is_one_line(vendor, server, make_engine):
+    server.script(vendor.error(401, f"Incorrect API key provided: {SECRET}"))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hi")
+    assert kinds(events)[-1] == "error"
+    message = events[-1].message
+    assert message == (f"{vendor.name}: authentication failed (401) — check {vendor.key_var}")
+    assert len(server.requests) == 1  # a 401 is not retried
+    assert history_problems(await engine.messages()) == []
+
+
+async def test_rate_limit_then_success(vendor, server, make_engine):
+    server.script(vendor.error(429, "Too many requests", **FAST), vendor.reply(["made it"]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hi")
+    assert events[-1].type == "done" and events[-1].text == "made it"
+    assert len(server.requests) == 2
+
+
+async def test_rate_limit_exhausted(vendor, server, make_engine):
+    server.script(*[vendor.error(429, "Too many requests", **FAST)] * 3)
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hi")
+    assert events[-1].type == "error"
+    assert events[-1].message.startswith(f"{vendor.name}: rate limited (429)")
+    assert "/retry" in events[-1].message
+    assert len(server.requests) == 3  # the first try and 2 retries
+
+
+async def test_server_error_after_retries(vendor, server, make_engine):
+    server.script(*[vendor.error(500, "internal boom", **FAST)] * 3)
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "hi")
+    assert events[-1].type == "error"
+    assert events[-1].message.startswith(f"{vendor.name}: server error (500): internal boom")
+    assert len(server.requests) == 3
+    history = await engine.messages()
+    assert history_problems(history) == []
+    assert history[-1].content == INTERRUPTED_MARK
+
+
+async def test_stream_cut_keeps_partial_reply(vendor, server, make_engine):
+    reply = vendor.reply(["Partial ", "answer ", "that ", "never ", "ends"])
+    reply.cut_after = 4  # a few text deltas, then the socket closes
+    server.script(reply)
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "tell me")
+    tokens = "".join(e.text for e in events if e.type == "token")
+    assert tokens and "ends" not in tokens
+    assert events[-1].type == "error"
+    assert "connection dropped mid-reply" in events[-1].message
+    history = await engine.messages()
+    assert history_problems(history) == []
+    assert history[-1].content == f"{tokens.rstrip()}\n\n{INTERRUPTED_MARK}"
+    assert engine.session.turns == 1
+
+
+async def test_malformed_tool_arguments_become_a_tool_error(vendor, server, make_engine):
+    bad = ("call_B1", "echo_text", '{"text": "unterminated')  # lenient parsers would accept it
+    server.script(vendor.reply([], [bad]), vendor.reply(["Sorry, fixed."]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "echo something")
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.error
+    assert result.content.startswith("Invalid arguments for 'echo_text': arguments are not valid")
+    assert '{"text": "unterminated' in result.content
+    assert events[-1].type == "done" and events[-1].text == "Sorry, fixed."
+    [(_, content, _)] = tool_results(vendor.name, server.requests[1].body)
+    assert "Invalid arguments" in content
+    assert history_problems(await engine.messages()) == []
+
+
+async def test_retry_runs_the_failed_turn_again(vendor, server, make_engine):
+    server.script(vendor.reply(["first answer"]), *[vendor.error(500, "boom", **FAST)] * 3,
+                  vendor.reply(["second try worked"]))
+    engine = await make_engine(vendor.config(server))
+    await run(engine, "warm up")
+    failed = await run(engine, "the question")
+    assert failed[-1].type == "error"
+    events = [e async for e in engine.retry_turn()]
+    assert events[-1].type == "done" and events[-1].text == "second try worked"
+    history = await engine.messages()
+    assert [m.content for m in history] == ["warm up", "first answer", "the question",
+                                            "second try worked"]
+    assert engine.session.turns == 2
+    last = server.requests[-1].body["messages"]
+    texts = json.dumps(last)
+    assert INTERRUPTED_MARK not in texts and texts.count("the question") == 1
