@@ -27,9 +27,10 @@ from birdie_tui.providers.errors import ProviderError
 from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
 from birdie_tui.skills.bundled import bundled_skills_dir
 from birdie_tui.skills.loader import load_skills
-from birdie_tui.skills.models import LoadResult, Skill
+from birdie_tui.skills.models import LoadResult, Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
+from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
 from birdie_tui.store.paths import default_user, validate_session_id, validate_user
 
@@ -96,6 +97,7 @@ class Engine:
         self.sessions = SessionStore(self.paths, self.user)
         self.memory = MemoryStore(self.paths, self.user)
         self.registry = SkillRegistry(LoadResult())
+        self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
         self.policy = SkillPolicy()
         self.session: SessionMeta | None = None
         self.model: Any = None
@@ -172,10 +174,29 @@ class Engine:
         return self.model_label
 
     # ----------------------------------------------------------------- skills
-    def reload_skills(self) -> LoadResult:
-        result = load_skills(self.skill_dirs)
-        self.registry.replace(result)
-        return result
+    def reload_skills(self, touched: Iterable[Path] = ()) -> ReloadReport:
+        """Rescan the skills directories now. A skill whose file broke keeps its last good
+        version (listed in `broken_skills`); session grants are by name, so they survive."""
+        return self._install(load_skills(self.skill_dirs), touched)
+
+    async def reload_skills_async(self, touched: Iterable[Path] = ()) -> ReloadReport:
+        """The live-reload path: files are parsed off the event loop, the registry is swapped
+        on it (a model call already under way keeps the tools it was given), and the MCP
+        server of a changed or removed skill stops (a changed one restarts on next use)."""
+        result = await asyncio.to_thread(load_skills, self.skill_dirs)
+        report = self._install(result, touched)
+        for skill in (*report.changed, *report.removed):
+            if skill.mcp_server is not None:
+                await self.mcp.forget(skill.name)
+        return report
+
+    def _install(self, result: LoadResult, touched: Iterable[Path]) -> ReloadReport:
+        merged, report = merge_reload(
+            self.registry.skills(), result, previously_broken=self.broken_skills,
+            previous_errors=self.registry.errors, touched=touched)
+        self.registry.replace(merged)
+        self.broken_skills = dict(report.broken)
+        return report
 
     def skills(self) -> list[Skill]:
         return self.registry.skills()

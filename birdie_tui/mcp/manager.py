@@ -154,6 +154,14 @@ class MCPManager:
                 await conn.stop()
         return await self.connection(skill)
 
+    async def forget(self, name: str) -> None:
+        """Stop `name`'s server if it runs: its skill changed or went away (live reload)."""
+        key = name.lower()
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            conn = self._conns.pop(key, None)
+            if conn is not None:
+                await conn.stop()
+
     async def aclose(self) -> None:
         self._closed = True
         conns, self._conns = list(self._conns.values()), {}

@@ -286,7 +286,8 @@ def _body_text(resp: Any) -> str:
 
 # --------------------------------------------------------------------------- python
 
-_MODULE_CACHE: dict[tuple[str, str], tuple[float, Any]] = {}
+# (file, module) -> (stamp, module): an edited tools.py is re-imported on its next call.
+_MODULE_CACHE: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
 
 
 def _load_module(module: str, skill_dir: Path) -> Any:
@@ -295,7 +296,8 @@ def _load_module(module: str, skill_dir: Path) -> Any:
     for candidate in (skill_dir / rel.with_suffix(".py"), skill_dir / rel / "__init__.py"):
         if candidate.is_file():
             key = (str(candidate.resolve()), module)
-            mtime = candidate.stat().st_mtime
+            stat = candidate.stat()
+            mtime = (stat.st_mtime_ns, stat.st_size)  # two saves within one tick differ in size
             cached = _MODULE_CACHE.get(key)
             if cached and cached[0] == mtime:
                 return cached[1]

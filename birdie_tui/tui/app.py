@@ -187,6 +187,43 @@ class BirdieApp(App[int]):
             chat.add_error(self.start_problem)
         self.ready.set()
         self.post_message(m.EngineReady())
+        if self.environ.get("BIRDIE_WATCH", "1").strip().lower() not in ("0", "off", "no"):
+            self.watch_skills()
+
+    # ------------------------------------------------------------------ live reload
+    @work(group="skill-watcher", exit_on_error=False)
+    async def watch_skills(self) -> None:
+        """Follow edits of the skills directories for the app's whole life."""
+        from birdie_tui.skills.watcher import watch_skill_dirs
+        from birdie_tui.store.logfile import log_to_file
+
+        engine = self.engine
+        log_to_file(engine.paths.logs_dir)
+        try:
+            async for touched in watch_skill_dirs(engine.skill_dirs):
+                await self.apply_skill_changes(touched)
+        except Exception as exc:  # noqa: BLE001 - reload is a convenience, never fatal
+            self.notify(f"Live reload stopped: {_one_line(exc)}. /skill reload still works.",
+                        title="Skills", severity="warning", timeout=10)
+
+    async def apply_skill_changes(self, touched: Any = (), *, forced: bool = False) -> None:
+        """Rescan the skills, refresh the sidebar and say what changed in a toast."""
+        if self.engine is None:
+            return
+        try:
+            report = await self.engine.reload_skills_async(touched)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"Skill reload failed: {_one_line(exc)}", title="Skills",
+                        severity="error")
+            return
+        self.refresh_skills()
+        if report.empty and not forced:
+            return
+        trouble = bool(report.broken or report.new_errors)
+        text = report.summary() if not report.empty else \
+            f"Rescanned: {len(self.engine.skills())} skills, no changes."
+        self.notify(text, title="Skills", timeout=8 if trouble else 4,
+                    severity="warning" if trouble else "information")
 
     def _make_engine(self, engine_mod: Any) -> Any:
         from birdie_tui.providers.config import ConfigError, ProviderConfig

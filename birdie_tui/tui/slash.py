@@ -152,10 +152,7 @@ class SlashCommands:
         elif sub in ("enable", "disable") and len(args) >= 2:
             self.app.toggle_skill(" ".join(args[1:]), sub == "enable")
         elif sub == "reload":
-            result = self.engine.reload_skills()
-            self.app.refresh_skills()
-            self.app.notify(f"Reloaded {len(result.skills)} skills, {len(result.errors)} "
-                            "problem(s).", timeout=3)
+            await self.app.apply_skill_changes(forced=True)
         else:
             raise UsageError("usage: /skill list | enable <name> | disable <name> | reload")
 

@@ -19,6 +19,7 @@ def skill_rows(engine: Any, marks: dict[str, str] | None = None) -> list[SkillRo
     (a skill whose reload broke, an MCP server that failed)."""
     marks = marks or {}
     servers = {s.skill: s for s in engine.mcp_status()} if hasattr(engine, "mcp_status") else {}
+    broken = getattr(engine, "broken_skills", {})
     rows = []
     for skill in engine.skills():
         server = servers.get(skill.name)
@@ -36,11 +37,18 @@ def skill_rows(engine: Any, marks: dict[str, str] | None = None) -> list[SkillRo
                 tool_names=tools,
                 enabled=engine.is_enabled(skill),
                 enabled_by_default=skill.enabled_by_default,
-                error=marks.get(skill.name) or (f"MCP server failed: {failed}" if failed else None),
+                error=marks.get(skill.name) or _broken_line(broken.get(skill.name))
+                or (f"MCP server failed: {failed}" if failed else None),
                 server=_server_line(server) if server is not None else None,
             )
         )
     return rows
+
+
+def _broken_line(error: Any) -> str | None:
+    if error is None:
+        return None
+    return f"file broken, last good version in use — {error}"
 
 
 def _server_line(status: Any) -> str:
