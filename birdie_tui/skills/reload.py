@@ -35,21 +35,31 @@ class ReloadReport:
     def summary(self) -> str:
         """One line for a toast, e.g. "reloaded Shell (3 tools); added notes"."""
         parts = []
-        if self.changed:
-            parts.append("reloaded " + ", ".join(_with_tools(s) for s in self.changed))
+        reloaded = [s for s in self.changed if s.name not in self.fixed]  # said once below
+        if reloaded:
+            parts.append("reloaded " + ", ".join(_with_tools(s) for s in reloaded))
         if self.added:
             parts.append("added " + ", ".join(_with_tools(s) for s in self.added))
         if self.removed:
             parts.append("removed " + ", ".join(s.name for s in self.removed))
         if self.fixed:
-            parts.append("fixed " + ", ".join(self.fixed))
+            fixed = {s.name: s for s in self.changed}
+            parts.append("fixed " + ", ".join(_with_tools(fixed[n]) if n in fixed else n
+                                              for n in self.fixed))
         if self.broken:
             parts.append("; ".join(f"{name} is broken, keeping its last good version "
-                                   f"({err})" for name, err in self.broken.items()))
+                                   f"({short_error(err)})" for name, err in self.broken.items()))
         others = [e for e in self.new_errors if e not in self.broken.values()]
         if others:
-            parts.append(f"{len(others)} problem(s): {others[0]}")
+            parts.append(f"{len(others)} problem(s): {short_error(others[0])}")
         return "; ".join(parts) or "no changes"
+
+
+def short_error(error: SkillError) -> str:
+    """`folder/SKILL.MD:line: message`: enough to find it, short enough for a toast."""
+    path = Path(error.path)
+    where = f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    return f"{where}:{error.line}: {error.message}" if error.line else f"{where}: {error.message}"
 
 
 def _with_tools(skill: Skill) -> str:

@@ -59,7 +59,7 @@ class SessionControl:
             chat.add_notice(welcome_text(self.engine), markdown=True)
         app.query_one(Composer).set_history(
             [item["content"] for item in items if item["role"] == "user"])
-        app.calls = []
+        app.calls = last_turn_calls(items)  # the context figure of where this session left off
         app.query_one(ContextPanel).clear()
         app.refresh_skills()
         app.refresh_status(busy=False)
@@ -124,3 +124,14 @@ class SessionControl:
         if replacement is not None:
             await self.show_current(new=True)
         self.app.notify(f"Deleted session {session_id}", timeout=2)
+
+
+def last_turn_calls(items: list[dict]) -> list[tuple[int, int]]:
+    """(input, output) tokens of each model call in the session's last turn."""
+    calls: list[tuple[int, int]] = []
+    for item in items:
+        if item["role"] == "user":
+            calls = []
+        elif item["role"] == "assistant" and item.get("usage"):
+            calls.append((int(item["usage"]["input_tokens"]), int(item["usage"]["output_tokens"])))
+    return calls

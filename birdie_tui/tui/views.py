@@ -48,7 +48,9 @@ def skill_rows(engine: Any, marks: dict[str, str] | None = None) -> list[SkillRo
 def _broken_line(error: Any) -> str | None:
     if error is None:
         return None
-    return f"file broken, last good version in use — {error}"
+    from birdie_tui.skills.reload import short_error
+
+    return f"file broken, last good version in use — {short_error(error)}"
 
 
 def _server_line(status: Any) -> str:

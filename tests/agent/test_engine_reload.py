@@ -66,6 +66,7 @@ async def test_add_change_break_fix_rename_delete(engine, skills_dir):
     write(notes, NOTES)
     report = await engine.reload_skills_async([notes])
     assert report.fixed == ["Notes"] and engine.broken_skills == {}
+    assert report.summary() == "fixed Notes (1 tool)"
     assert [t.name for t in engine.registry.get("Notes").tools] == ["note_add"]
 
     (skills_dir / "notes").rename(skills_dir / "jotter")  # a renamed folder
@@ -85,7 +86,7 @@ async def test_a_broken_new_file_is_an_error_not_a_skill(engine, skills_dir):
     report = await engine.reload_skills_async([bad])
     assert report.broken == {} and engine.registry.get("Bad") is None
     assert [e.path for e in report.new_errors] == [str(bad)]
-    assert str(bad) in report.summary()
+    assert "bad/SKILL.MD" in report.summary()
 
 
 async def test_grants_survive_reloads(engine, skills_dir, isolated_home):

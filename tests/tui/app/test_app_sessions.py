@@ -141,3 +141,21 @@ async def test_broken_theme_file_falls_back_with_notification(make_app, isolated
         await wait_ready(pilot, app)
         texts = [n.message for n in app._notifications]
         assert any("oops" in t for t in texts)
+
+
+async def test_switching_back_restores_the_context_figure(make_app):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        first = app.engine.session.id
+        await send(pilot, app, 'call echo_text {"text": "context"}')
+        await wait_turn(pilot, app)
+        status = app.query_one("#status")
+        context = status.context_tokens
+        assert context > 0 and len(app.calls) == 2  # the tool call, then the answer
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: app.engine.session.id != first)
+        assert status.context_tokens == 0
+        await pilot.press("ctrl+pagedown")
+        await wait_for(pilot, lambda: app.engine.session.id == first)
+        await wait_for(pilot, lambda: status.context_tokens == context)
