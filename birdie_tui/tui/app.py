@@ -25,6 +25,7 @@ from birdie_tui.tui import messages as m
 from birdie_tui.tui.commands import BirdieCommands
 from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.sessions import SessionControl
+from birdie_tui.tui.skill_watch import SkillWatch, one_line
 from birdie_tui.tui.slash import SLASH_COMMANDS, SlashCommands
 from birdie_tui.tui.themes import register_themes
 from birdie_tui.tui.views import broken_files, injection_view, skill_rows, token_view
@@ -69,8 +70,8 @@ class BirdieApp(App[int]):
         self.pending: list[str] = []  # typed before the engine was ready
         self.start_problem: str | None = None  # e.g. a missing API key (shown once booted)
         self.skill_marks: dict[str, str] = {}
-        self.mcp_failures_seen: set[str] = set()
         self.sessions = SessionControl(self)
+        self.skill_watch = SkillWatch(self)
         self.slash = SlashCommands(self)
         # the running turn
         self.turn_worker: Any = None
@@ -174,7 +175,7 @@ class BirdieApp(App[int]):
             opened = await engine.open_session(self.args.session_id, enable=self.args.enable,
                                                disable=self.args.disable)
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
-            chat.add_error(f"Birdie could not start: {_one_line(exc)}")
+            chat.add_error(f"Birdie could not start: {one_line(exc)}")
             self.query_one(StatusBar).update_status(
                 model="not started", session_id="", title=None, context_tokens=0,
                 context_window=None, session_in=0, session_out=0, busy=False)
@@ -187,43 +188,7 @@ class BirdieApp(App[int]):
             chat.add_error(self.start_problem)
         self.ready.set()
         self.post_message(m.EngineReady())
-        if self.environ.get("BIRDIE_WATCH", "1").strip().lower() not in ("0", "off", "no"):
-            self.watch_skills()
-
-    # ------------------------------------------------------------------ live reload
-    @work(group="skill-watcher", exit_on_error=False)
-    async def watch_skills(self) -> None:
-        """Follow edits of the skills directories for the app's whole life."""
-        from birdie_tui.skills.watcher import watch_skill_dirs
-        from birdie_tui.store.logfile import log_to_file
-
-        engine = self.engine
-        log_to_file(engine.paths.logs_dir)
-        try:
-            async for touched in watch_skill_dirs(engine.skill_dirs):
-                await self.apply_skill_changes(touched)
-        except Exception as exc:  # noqa: BLE001 - reload is a convenience, never fatal
-            self.notify(f"Live reload stopped: {_one_line(exc)}. /skill reload still works.",
-                        title="Skills", severity="warning", timeout=10)
-
-    async def apply_skill_changes(self, touched: Any = (), *, forced: bool = False) -> None:
-        """Rescan the skills, refresh the sidebar and say what changed in a toast."""
-        if self.engine is None:
-            return
-        try:
-            report = await self.engine.reload_skills_async(touched)
-        except Exception as exc:  # noqa: BLE001
-            self.notify(f"Skill reload failed: {_one_line(exc)}", title="Skills",
-                        severity="error")
-            return
-        self.refresh_skills()
-        if report.empty and not forced:
-            return
-        trouble = bool(report.broken or report.new_errors)
-        text = report.summary() if not report.empty else \
-            f"Rescanned: {len(self.engine.skills())} skills, no changes."
-        self.notify(text, title="Skills", timeout=8 if trouble else 4,
-                    severity="warning" if trouble else "information")
+        self.skill_watch.start()
 
     def _make_engine(self, engine_mod: Any) -> Any:
         from birdie_tui.providers.config import ConfigError, ProviderConfig
@@ -307,7 +272,7 @@ class BirdieApp(App[int]):
         try:
             await self.slash.run(line)
         except Exception as exc:  # noqa: BLE001 - a command failure is a message
-            self.query_one(ChatLog).add_error(f"{line.split()[0]}: {_one_line(exc)}")
+            self.query_one(ChatLog).add_error(f"{line.split()[0]}: {one_line(exc)}")
 
     # ------------------------------------------------------------------ turns
     @property
@@ -335,7 +300,7 @@ class BirdieApp(App[int]):
             self.post_message(m.TurnCancelled())
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
-            self.post_message(m.TurnFailed(_one_line(exc)))
+            self.post_message(m.TurnFailed(one_line(exc)))
         finally:
             self.call_later(self._turn_settled)
 
@@ -428,16 +393,7 @@ class BirdieApp(App[int]):
         self.live_in = self.live_out = 0
         self.refresh_status(busy=False)
         self.refresh_skills()  # MCP servers may have started (tool counts) or failed
-        self._notify_mcp_failures()
-
-    def _notify_mcp_failures(self) -> None:
-        """Say once per failure that an MCP server could not start (the sidebar keeps it)."""
-        for status in self.engine.mcp_status() if self.engine is not None else ():
-            key = f"{status.skill}\0{status.error}"
-            if status.state == "failed" and key not in self.mcp_failures_seen:
-                self.mcp_failures_seen.add(key)
-                self.notify(f"{status.skill}: {status.error}", title="MCP server failed",
-                            severity="error", timeout=8)
+        self.skill_watch.notify_mcp_failures()
 
     # ------------------------------------------------------------------ skills
     @on(SkillSidebar.Toggled)
@@ -470,11 +426,6 @@ class BirdieApp(App[int]):
     async def on_unmount(self) -> None:
         if self.engine is not None:
             await self.engine.aclose()
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def _saved_theme(environ: Mapping[str, str]) -> str | None:

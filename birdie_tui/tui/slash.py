@@ -152,7 +152,7 @@ class SlashCommands:
         elif sub in ("enable", "disable") and len(args) >= 2:
             self.app.toggle_skill(" ".join(args[1:]), sub == "enable")
         elif sub == "reload":
-            await self.app.apply_skill_changes(forced=True)
+            await self.app.skill_watch.apply(forced=True)
         else:
             raise UsageError("usage: /skill list | enable <name> | disable <name> | reload")
 
