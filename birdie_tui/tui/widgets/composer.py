@@ -42,29 +42,23 @@ class Composer(TextArea):
         Binding("tab", "complete", "Complete", id="composer.complete", show=False),
     ]
 
-    class Submitted(Message):
+    class _Text(Message):
+        """A message from the composer carrying some text."""
+
+        def __init__(self, composer: Composer, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    class Submitted(_Text):
         """The user pressed Enter on a non-empty message (text is stripped)."""
 
-        def __init__(self, composer: Composer, text: str) -> None:
-            super().__init__()
-            self.composer = composer
-            self.text = text
-
-        @property
-        def control(self) -> Composer:
-            return self.composer
-
-    class Hint(Message):
+    class Hint(_Text):
         """The /commands matching what is typed changed; `text` is "" when there are none."""
-
-        def __init__(self, composer: Composer, text: str) -> None:
-            super().__init__()
-            self.composer = composer
-            self.text = text
-
-        @property
-        def control(self) -> Composer:
-            return self.composer
 
     def __init__(
         self,
