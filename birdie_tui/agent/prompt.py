@@ -6,7 +6,9 @@ knowledge bodies · loaded Agent Skills · Tier 3 long-term memory.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from birdie_tui.agent.events import InjectedSkill, SkillsInjected
 from birdie_tui.providers.tokens import estimate_tokens
@@ -18,11 +20,28 @@ PREAMBLE = (
 )
 
 
+@lru_cache(maxsize=512)
+def trigger_pattern(phrase: str) -> re.Pattern[str] | None:
+    """A case-insensitive regex for `phrase` as a whole word or phrase (None if blank).
+
+    A phrase edge that is a word character (letter, digit, `_`) must not touch another word
+    character, so "ssh" matches "SSH into it" and "ssh-agent" but not "passhash"; an edge
+    that is punctuation ("c++", ".env") is its own boundary. Inner whitespace is any whitespace.
+    """
+    words = phrase.split()
+    if not words:
+        return None
+    body = r"\s+".join(re.escape(w) for w in words)
+    head = r"(?<!\w)" if re.match(r"\w", words[0]) else ""
+    tail = r"(?!\w)" if re.search(r"\w$", words[-1]) else ""
+    return re.compile(head + body + tail, re.IGNORECASE)
+
+
 def matched_trigger(skill: Skill, user_text: str) -> str | None:
-    """The first trigger phrase found (case-insensitive substring) in the user's message."""
-    lowered = user_text.lower()
+    """The first trigger phrase found, as a whole word or phrase, in the user's message."""
     for phrase in skill.triggers:
-        if phrase and phrase.lower() in lowered:
+        pattern = trigger_pattern(phrase)
+        if pattern is not None and pattern.search(user_text):
             return phrase
     return None
 

@@ -13,7 +13,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from birdie_tui.providers.tokens import content_text
 
-MAX_QUOTED_CHARS = 2000
+# The tool's full output is already in the transcript (tool_result): quote only a short excerpt.
+EXCERPT_LINES = 6
+EXCERPT_CHARS = 300
 _CALL_RE = re.compile(r"call\s+(\S+)(?:\s+(.*))?", re.DOTALL | re.IGNORECASE)
 _SKILL_CONTEXT_RE = re.compile(r"^--- (.+?) skill context ---$", re.MULTILINE)
 _SKILL_LOADED_RE = re.compile(r"^--- (.+?) skill \(loaded\) ---$", re.MULTILINE)
@@ -103,12 +105,32 @@ def _fence(body: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def excerpt(content: str) -> tuple[str, str]:
+    """The first lines of `content` (at most EXCERPT_LINES lines and EXCERPT_CHARS characters)
+    and a note of what was left out ("" when nothing was)."""
+    lines = content.splitlines()
+    kept: list[str] = []
+    used = 0
+    for line in lines[:EXCERPT_LINES]:
+        if used + len(line) > EXCERPT_CHARS:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    cut = 0
+    if lines and not kept:  # one huge first line: show its start rather than nothing
+        kept, cut = [lines[0][:EXCERPT_CHARS]], len(lines[0]) - EXCERPT_CHARS
+    more = len(lines) - len(kept)
+    parts = ([f"{cut:,} more characters"] if cut else []) + (
+        [f"{more:,} more line{'s' if more != 1 else ''}"] if more else [])
+    return "\n".join(kept), f"… ({', '.join(parts)})" if parts else ""
+
+
 def _quote_result(content: str) -> str:
-    shown = content[:MAX_QUOTED_CHARS]
+    shown, note = excerpt(content)
     fence = _fence(shown)
     lines = [f"  {fence}", *(f"  {line}" for line in shown.splitlines() or [""]), f"  {fence}"]
-    if len(content) > MAX_QUOTED_CHARS:
-        lines.append(f"\n  _(truncated: showing {MAX_QUOTED_CHARS:,} of {len(content):,} characters)_")
+    if note:
+        lines.append(f"  _{note}_")
     return "\n".join(lines)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .models import SkillTool
+from .models import HTTP_METHODS, SkillTool
 
 MAX_TOOL_OUTPUT = 32_000
 _READ_LIMIT = 4 * 1024 * 1024  # bytes kept per stream; the rest is counted and dropped
@@ -230,7 +230,7 @@ _BODY_METHODS = ("post", "put", "patch")
 async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], timeout: float) -> ToolOutcome:
     method, _, url = target.partition(" ")
     method, url = method.strip().lower(), url.strip()
-    if method not in ("get", "delete") + _BODY_METHODS or not url:
+    if method not in HTTP_METHODS or not url:
         return ToolOutcome(f"invalid http entrypoint 'http:{target}' (expected 'http:get URL' or 'http:post URL')", True)
     known = set(schema.get("properties") or {}) | set(args)
     used: set[str] = set()

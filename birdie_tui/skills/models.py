@@ -13,6 +13,14 @@ from typing import Any, Literal
 SkillFormat = Literal["birdie", "agent-skills"]
 SkillKind = Literal["tools", "knowledge", "always", "agent-skill", "mcp"]
 
+# Entrypoint schemes a skill may use (checked at load time, run by `entrypoints.run_entrypoint`).
+RUNNABLE_SCHEMES = ("bash", "http", "python")
+# Known to Birdie but not run here: they load, and fail with a clear error only when called.
+UNSUPPORTED_SCHEMES = ("grpc", "container")
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+# `## Permissions` keys that are rules for the engine, not capability names.
+PERMISSION_RULE_KEYS = ("require_approval",)
+
 
 @dataclass(frozen=True)
 class SkillError:
@@ -99,9 +107,12 @@ class Skill:
     mcp_server: MCPServerConfig | None = None
     tools: list[SkillTool] = field(default_factory=list)
     body: str | None = None
-    # `## Permissions` block: free-form mapping; `require_approval` is the key the engine reads
-    # (true = every tool of the skill asks first, or a list of tool names).
-    permissions: dict[str, Any] = field(default_factory=dict)
+    # `## Permissions`, as Birdie reads it: the capability names the skill declares
+    # (`- local_shell` list items; in a mapping, every key that is not a rule and not false).
+    permissions: tuple[str, ...] = ()
+    # The `key: value` pairs of `## Permissions` (a mapping, or `- key: value` list items).
+    # `require_approval` is the rule the engine reads: true, "*", a tool name or a list of them.
+    permission_rules: dict[str, Any] = field(default_factory=dict)
     # Agent Skills format extras
     license: str | None = None
     compatibility: str | None = None
@@ -126,7 +137,7 @@ class Skill:
         return "knowledge"
 
     def requires_approval(self, tool_name: str) -> bool:
-        rule = self.permissions.get("require_approval", False)
+        rule = self.permission_rules.get("require_approval", False)
         if isinstance(rule, bool):
             return rule
         if isinstance(rule, str):

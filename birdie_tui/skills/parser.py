@@ -7,35 +7,24 @@ file; all of them are raised together as one `SkillParseError` (and nothing else
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from . import sections as _sec
 from .models import MCPServerConfig, Skill, SkillError, SkillParseError, SkillTool
+from .parse_util import FAIL as _FAIL
+from .parse_util import Errors as _Errors
+from .parse_util import load_yaml as _yaml
+from .parse_util import scalar_str as _scalar_str
+from .parse_util import typename as _typename
 
 BIRDIE_FILE = "SKILL.MD"
 AGENT_SKILLS_FILE = "SKILL.md"
 RESOURCE_DIRS = ("scripts", "references", "assets")
 
-_H2 = re.compile(r"^##\s+(?!#)(.*?)\s*#*\s*$")
-_H3 = re.compile(r"^###\s+(?!#)(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
-_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _TRANSPORTS = {"stdio": "stdio", "sse": "sse", "http": "streamable_http",
                "streamable_http": "streamable_http", "streamable-http": "streamable_http"}
-
-
-class _Errors:
-    def __init__(self, path: Path):
-        self.path = str(path)
-        self.items: list[SkillError] = []
-
-    def add(self, line: int | None, message: str) -> None:
-        self.items.append(SkillError(self.path, line, message))
 
 
 def parse_skill_file(path: Path) -> Skill:
@@ -109,67 +98,6 @@ def _parse(text: str, path: Path) -> Skill:
     if errs.items:
         raise SkillParseError(errs.items)
     return skill
-
-
-_FAIL = object()
-
-
-def _yaml(lines: list[str], first_line: int, errs: _Errors, what: str) -> Any:
-    """YAML-load `lines` (which start at 1-based `first_line`); errors mapped to file lines."""
-    try:
-        return _jsonable(yaml.safe_load("\n".join(lines)))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = first_line + mark.line if mark is not None else first_line
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        ctx = getattr(exc, "context", None)
-        msg = f"{problem} ({ctx})" if ctx else problem
-        errs.add(line, f"YAML error in {what}: {msg}")
-        return _FAIL
-    except (ValueError, RecursionError) as exc:
-        errs.add(first_line, f"YAML error in {what}: {exc}")
-        return _FAIL
-
-
-def _jsonable(value: Any, _memo: dict[int, Any] | None = None, _busy: set[int] | None = None) -> Any:
-    """Turn YAML extras (dates, sets, bytes, non-string keys) into JSON-friendly values.
-
-    Shared aliases are converted once (no "billion laughs" blow-up); recursive ones are refused.
-    """
-    memo = {} if _memo is None else _memo
-    busy = set() if _busy is None else _busy
-    if isinstance(value, (dict, list, tuple, set, frozenset)):
-        key = id(value)
-        if key in memo:
-            return memo[key]
-        if key in busy:
-            raise ValueError("recursive YAML alias")
-        busy.add(key)
-        if isinstance(value, dict):
-            out: Any = {(k if isinstance(k, str) else _scalar_str(k)): _jsonable(v, memo, busy) for k, v in value.items()}
-        else:
-            out = [_jsonable(v, memo, busy) for v in value]
-        busy.discard(key)
-        memo[key] = out
-        return out
-    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, float) and value != value:  # NaN
-        return None
-    return value
-
-
-def _scalar_str(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "null" if value is None else str(value)
-
-
-def _typename(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
-            type(None): "nothing"}.get(type(value), f"a {type(value).__name__}")
 
 
 class _Fields:
@@ -263,14 +191,17 @@ def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, 
     always = f.flag("always_inject", False)
     mcp = _mcp(f) if "mcp_server" in f.meta else None
 
-    sections = _sections(lines, body_start)
+    sections = _sec.sections(lines, body_start)
     tools: list[SkillTool] = []
-    permissions: dict[str, Any] = {}
+    capabilities: list[str] = []
+    rules: dict[str, Any] = {}
     for title, head, start, end in sections:
         if title.lower() == "tools":
-            tools.extend(_tools(lines, start, end, name or "", tags, errs, already=tools))
+            tools.extend(_sec.tools(lines, start, end, name or "", tags, errs, already=tools))
         elif title.lower() == "permissions":
-            permissions.update(_permissions(lines, start, end, head, errs))
+            names, more = _sec.permissions(lines, start, end, head, errs)
+            capabilities += [n for n in names if n not in capabilities]
+            rules.update(more)
 
     special = [(h, e) for t, h, _s, e in sections if t.lower() in ("tools", "permissions")]
     if not tools:
@@ -289,7 +220,7 @@ def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, 
         version=str(version).strip() or "1.0.0", tags=tags, triggers=f.str_list("triggers"),
         enabled_by_default=f.flag("enabled_by_default", True), always_inject=always,
         tool_tags=f.str_list("tool_tags"), mcp_server=mcp, tools=tools, body=body,
-        permissions=permissions,
+        permissions=tuple(capabilities), permission_rules=rules,
     )
 
 
@@ -320,169 +251,3 @@ def _mcp(f: _Fields) -> MCPServerConfig | None:
     if transport != "stdio" and not cfg.url:
         f.err("mcp_server", f"mcp_server: transport '{transport}' needs a 'url'")
     return cfg
-
-
-def _sections(lines: list[str], body_start: int) -> list[tuple[str, int, int, int]]:
-    """`## ` sections as (title, heading index, first content index, end index), 0-based."""
-    heads: list[tuple[str, int]] = []
-    fenced = False
-    for i in range(body_start, len(lines)):
-        if _FENCE.match(lines[i]):
-            fenced = not fenced
-            continue
-        m = None if fenced else _H2.match(lines[i])
-        if m:
-            heads.append((m.group(1).strip(), i))
-    out = []
-    for n, (title, i) in enumerate(heads):
-        end = heads[n + 1][1] if n + 1 < len(heads) else len(lines)
-        out.append((title, i, i + 1, end))
-    return out
-
-
-def _tools(lines, start, end, skill_name, tags, errs: _Errors, already) -> list[SkillTool]:
-    blocks: list[tuple[str, int, int]] = []  # (name, heading index, end index)
-    for i in range(start, end):
-        m = _H3.match(lines[i])
-        if m:
-            if blocks:
-                blocks[-1] = (blocks[-1][0], blocks[-1][1], i)
-            blocks.append((m.group(1).strip().strip("`").strip(), i, end))
-    seen = {t.name: t.line for t in already}
-    tools = []
-    for name, head, stop in blocks:
-        line = head + 1
-        if not _TOOL_NAME.match(name):
-            errs.add(line, f"tool name '{name}' is invalid (use letters, digits, '_' or '-', max 64)")
-            continue
-        if name in seen:
-            errs.add(line, f"duplicate tool name '{name}' (first defined at line {seen[name]})")
-            continue
-        seen[name] = line
-        tool = _tool_block(name, lines, head + 1, stop, skill_name, tags, errs)
-        if tool is not None:
-            tools.append(tool)
-    return tools
-
-
-def _tool_block(name, lines, start, stop, skill_name, tags, errs: _Errors) -> SkillTool | None:
-    head_line = start  # 1-based line of the ### heading == 0-based index of first content line
-    segments: dict[str, tuple[int, list[str]]] = {}
-    current: str | None = None
-    ok = True
-    for i in range(start, stop):
-        ln = lines[i]
-        if not ln.strip() or ln[0] in " \t":
-            if current is not None:
-                segments[current][1].append(ln)
-            elif ln.strip():
-                errs.add(i + 1, f"tool '{name}': unexpected indented line")
-                ok = False
-            continue
-        if ln.startswith("#") or _FENCE.match(ln):  # comment or ``` fence around the block
-            if current is not None:
-                segments[current][1].append("")
-            continue
-        m = _KEY.match(ln)
-        if not m:
-            errs.add(i + 1, f"tool '{name}': expected 'key: value', got {ln.strip()[:60]!r}")
-            ok = False
-            current = None
-            continue
-        current = m.group(1).lower()
-        if current in segments:
-            errs.add(i + 1, f"tool '{name}': '{current}' given twice")
-            ok = False
-        segments[current] = (i, [ln])
-
-    values: dict[str, Any] = {}
-    for key, (idx, seg) in segments.items():
-        if key not in ("description", "entrypoint", "schema"):
-            continue  # unknown keys are ignored
-        value = _segment_value(key, idx, seg, name, errs)
-        if value is _FAIL:
-            ok = False
-        else:
-            values[key] = value
-
-    description = values.get("description")
-    entrypoint = values.get("entrypoint")
-    if "description" not in segments or description in (None, ""):
-        errs.add(head_line, f"tool '{name}': missing 'description'")
-        ok = False
-    elif isinstance(description, (dict, list)):
-        errs.add(segments["description"][0] + 1, f"tool '{name}': description must be text")
-        ok = False
-    if "entrypoint" not in segments or entrypoint in (None, ""):
-        errs.add(head_line, f"tool '{name}': missing 'entrypoint'")
-        ok = False
-    elif not isinstance(entrypoint, str) or ":" not in entrypoint:
-        errs.add(segments["entrypoint"][0] + 1, f"tool '{name}': entrypoint must look like 'scheme:target'")
-        ok = False
-    schema = _schema(values.get("schema"), name, segments.get("schema", (head_line - 1, []))[0] + 1, errs)
-    if schema is None or not ok:
-        return None
-    return SkillTool(name=name, description=_scalar_str(description).strip(), entrypoint=entrypoint.strip(),
-                     schema=schema, skill=skill_name, tags=list(tags), line=head_line)
-
-
-def _segment_value(key: str, idx: int, seg: list[str], tool: str, errs: _Errors) -> Any:
-    first = _KEY.match(seg[0])
-    raw = (first.group(2) if first else "").strip()
-    if key == "entrypoint" and raw and raw[0] not in "|>":
-        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
-            raw = raw[1:-1]
-        extra = " ".join(s.strip() for s in seg[1:] if s.strip())
-        return f"{raw} {extra}".strip()
-    holder = _Errors(Path(errs.path))
-    value = _yaml(seg, idx + 1, holder, f"tool '{tool}'")
-    if value is not _FAIL and isinstance(value, dict) and key in value:
-        return value[key]
-    if key == "description":  # lenient: plain text, e.g. "Note: this has a colon"
-        if raw in ("|", ">", "|-", ">-", "|+", ">+"):
-            return "\n".join(s.strip() for s in seg[1:]).strip()
-        return " ".join([raw] + [s.strip() for s in seg[1:] if s.strip()]).strip()
-    errs.items.extend(holder.items or [SkillError(errs.path, idx + 1, f"tool '{tool}': cannot read '{key}'")])
-    return _FAIL
-
-
-def _schema(value: Any, tool: str, line: int, errs: _Errors) -> dict[str, Any] | None:
-    if value is None:
-        return {"type": "object", "properties": {}}
-    if not isinstance(value, dict):
-        errs.add(line, f"tool '{tool}': schema must be a mapping, got {_typename(value)}")
-        return None
-    schema = dict(value)
-    if schema.setdefault("type", "object") != "object":
-        errs.add(line, f"tool '{tool}': schema type must be 'object', got {schema['type']!r}")
-        return None
-    props = schema.setdefault("properties", {})
-    if props is None:
-        props = schema["properties"] = {}
-    if not isinstance(props, dict) or not all(isinstance(p, dict) for p in props.values()):
-        errs.add(line, f"tool '{tool}': schema 'properties' must map names to mappings")
-        return None
-    req = schema.get("required")
-    if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req)):
-        errs.add(line, f"tool '{tool}': schema 'required' must be a list of names")
-        return None
-    return schema
-
-
-def _permissions(lines, start, end, head, errs: _Errors) -> dict[str, Any]:
-    body = []
-    for ln in lines[start:end]:
-        if _FENCE.match(ln):
-            body.append("")
-            continue
-        body.append(ln[2:] if re.match(r"^- [A-Za-z_][\w-]*\s*:", ln) else ln)
-    value = _yaml(body, start + 1, errs, "'## Permissions'")
-    if value is _FAIL or value is None:
-        return {}
-    if not isinstance(value, dict):
-        errs.add(head + 1, f"'## Permissions' must be a YAML mapping, got {_typename(value)}")
-        return {}
-    rule = value.get("require_approval")
-    if rule is not None and not isinstance(rule, (bool, str, list)):
-        errs.add(head + 1, "'require_approval' must be true/false, a tool name or a list of tool names")
-    return value

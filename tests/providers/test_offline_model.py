@@ -128,16 +128,38 @@ def test_summary_after_tool_results(model: OfflineChatModel) -> None:
     assert not msg.tool_calls
 
 
-def test_summary_truncates_long_results_and_fences_backticks(model: OfflineChatModel) -> None:
+def summary_of(model: OfflineChatModel, content: str) -> str:
     call_msg = AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c1"}])
-    long = "x" * 5000 + "```"
-    msg = model.invoke([HumanMessage("call echo"), call_msg, ToolMessage(long, tool_call_id="c1")])
-    assert "x" * 2000 in msg.content and "x" * 2001 not in msg.content
-    assert "truncated: showing 2,000 of 5,003 characters" in msg.content
-    fenced = model.invoke(
-        [HumanMessage("call echo"), call_msg, ToolMessage("a ``` b", tool_call_id="c1")]
-    ).content
-    assert "````" in fenced
+    return model.invoke([HumanMessage("call echo"), call_msg, ToolMessage(content, tool_call_id="c1")]).content
+
+
+def test_summary_quotes_a_short_excerpt_not_the_whole_output(model: OfflineChatModel) -> None:
+    # The transcript already shows the full tool output; the reply must not print it again.
+    output = "\n".join(f"line {i:03d}" for i in range(200))
+    text = summary_of(model, output)
+    assert "  line 000\n" in text and "  line 005\n" in text and "line 006" not in text
+    assert "_… (194 more lines)_" in text
+    assert len(text) < 500 < len(output)
+    assert summary_of(model, output) == text  # deterministic
+
+
+def test_summary_cuts_one_long_line_and_fences_backticks(model: OfflineChatModel) -> None:
+    text = summary_of(model, "x" * 5000 + "```")
+    assert "x" * 300 in text and "x" * 301 not in text
+    assert "_… (4,703 more characters)_" in text
+    assert "````" in summary_of(model, "a ``` b")
+
+
+def test_summary_keeps_short_outputs_whole_without_a_note(model: OfflineChatModel) -> None:
+    output = "\n".join(["total 3", "a.txt", "b.txt"])
+    text = summary_of(model, output)
+    assert "  ```\n  total 3\n  a.txt\n  b.txt\n  ```" in text and "more line" not in text
+
+
+def test_summary_stops_at_the_character_budget(model: OfflineChatModel) -> None:
+    output = "\n".join(["y" * 120] * 4)  # 4 lines but only two fit into 300 characters
+    text = summary_of(model, output)
+    assert text.count("y" * 120) == 2 and "_… (2 more lines)_" in text
 
 
 def test_plain_answer_lists_skills_and_tools(model: OfflineChatModel) -> None:

@@ -71,7 +71,7 @@ Before tools.
 
 ## Permissions
 - require_approval: true
-- note: kept
+- network: outbound
 
 ## Tools
 ### t
@@ -85,7 +85,8 @@ Not part of the always-inject body.
 """
     skill = parse_skill_text(text, Path("/s/p/SKILL.MD"))
     assert skill.body == "Before tools."
-    assert skill.permissions == {"require_approval": True, "note": "kept"}
+    assert skill.permission_rules == {"require_approval": True, "network": "outbound"}
+    assert skill.permissions == ("network",)
     assert skill.tools[0].description == "folded text"
     assert skill.requires_approval("t")
 
@@ -136,7 +137,9 @@ def test_birdie_file_without_birdie_fields_is_still_birdie():
     ("---\nname: x\ndescription: y\n---\n## Tools\n### t\nentrypoint: bash:x\n", 6, "tool 't': missing 'description'"),
     ("---\nname: x\ndescription: y\n---\n## Tools\n### t\ndescription: z\nentrypoint: bash:x\nschema: [a, b]\n", 9, "schema must be a mapping"),
     ("---\nname: x\ndescription: y\n---\n## Tools\n### t\ndescription: z\nentrypoint: bash:x\nschema:\n  type: string\n", 9, "type must be 'object'"),
-    ("---\nname: x\ndescription: y\n---\n## Permissions\n- a\n", 5, "must be a YAML mapping"),
+    ("---\nname: x\ndescription: y\n---\n## Permissions\nneeds the network\n", 5, "must be a YAML list of capabilities"),
+    ("---\nname: x\ndescription: y\n---\n## Permissions\n- [a, b]\n", 5, "items must be capability names"),
+    ("---\nname: x\ndescription: y\n---\n## Tools\n### t\ndescription: z\nentrypoint: ftp:foo\n", 8, "unknown entrypoint scheme 'ftp:'"),
 ])
 def test_broken_files_report_line_and_message(text, line, fragment):
     errs = errors_of(text)
