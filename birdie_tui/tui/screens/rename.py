@@ -1,15 +1,20 @@
-"""Ask for a new session title, prefilled with the current one so a small edit stays small."""
+"""Ask for a new session title, prefilled with the current one so a small edit stays small.
+
+Keys typed before the dialog appeared neither replace the title nor submit it (`GuardedModal`).
+"""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from birdie_tui.tui.screens.dialog import GuardedModal
+from birdie_tui.tui.screens.guarded_input import GuardedInput
 
-class RenameScreen(ModalScreen[str | None]):
+
+class RenameScreen(GuardedModal[str | None]):
     """Dismisses with the stripped new title, or None when cancelled or left blank."""
 
     DEFAULT_CSS = """
@@ -46,7 +51,7 @@ class RenameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rename-dialog"):
             yield Label("Rename session", id="rename-title")
-            yield Input(self.current_title, placeholder="session title", id="rename-input")
+            yield GuardedInput(self.current_title, placeholder="session title", id="rename-input")
             yield Static("enter save · esc cancel", id="rename-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

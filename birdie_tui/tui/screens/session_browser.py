@@ -1,5 +1,9 @@
 """Pick, filter, rename and delete sessions without leaving the keyboard.
 
+Every printable key filters, wherever focus is: a word typed into the browser can never act on
+a session (type-ahead once deleted one). Actions are ctrl keys and buttons, and a delete still
+asks (`ConfirmScreen`, where type-ahead cannot answer either).
+
 The screen only sees plain `SessionRow`s and a small `SessionActions` protocol, so it never
 touches the store or the agent; the app decides what "switch" and "new" mean.
 """
@@ -7,25 +11,27 @@ touches the store or the agent; the app decides what "switch" and "new" mean.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Literal, Protocol
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
+from birdie_tui.tui.screens.session_list import SessionList
 from birdie_tui.tui.view_models import SessionRow
 
 BrowserResult = tuple[Literal["switch", "new"], str | None]
 
-EMPTY_MESSAGE = "No sessions yet — press n for a new one"
-HINTS = "enter open · n new · r rename · d delete · esc close"
+EMPTY_MESSAGE = "No sessions yet — ctrl+n starts a new one"
+HINTS = "type to filter · ↑↓ move · enter open · ^n new · ^r rename · ^d delete · esc close"
 
 
 class SessionActions(Protocol):
@@ -108,8 +114,21 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
     SessionBrowser #sessions:focus {
         background-tint: $foreground 3%;
     }
+    /* Focus usually stays in the filter: show the highlight as clearly as on a focused list. */
+    SessionBrowser #sessions > .option-list--option-highlighted {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    SessionBrowser #sessions-actions {
+        height: auto;
+        padding: 0 1;
+    }
+    SessionBrowser #sessions-actions Button {
+        margin-right: 2;
+    }
     SessionBrowser #sessions-hints {
-        height: 1;
+        height: auto;
         color: $text-muted;
         padding: 0 1;
     }
@@ -117,33 +136,45 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close", id="sessions.close"),
+        # Reached only while the filter (or a button) has focus: the list moves itself first.
         Binding("up", "cursor('up')", "Up", show=False, id="sessions.up"),
         Binding("down", "cursor('down')", "Down", show=False, id="sessions.down"),
-        # Plain letters act only when the list has focus (the filter Input consumes printable
-        # keys); the ctrl forms work anywhere, as priority bindings that beat the Input's ctrl+d.
-        Binding("n", "new", "New", id="sessions.new"),
-        Binding("r", "rename", "Rename", id="sessions.rename"),
-        Binding("d", "delete", "Delete", id="sessions.delete"),
-        Binding("ctrl+n", "new", "New", priority=True, show=False, id="sessions.new-any"),
-        Binding("ctrl+r", "rename", "Rename", priority=True, show=False, id="sessions.rename-any"),
-        Binding("ctrl+d", "delete", "Delete", priority=True, show=False, id="sessions.delete-any"),
+        Binding("pageup", "cursor('page_up')", "Page up", show=False, id="sessions.page-up"),
+        Binding("pagedown", "cursor('page_down')", "Page down", show=False, id="sessions.page-down"),
+        # No plain letters: those filter. Priority, so they work from the filter too; ctrl+d
+        # beats the Input's delete-right, which the delete key still does.
+        Binding("ctrl+n", "new", "New", priority=True, id="sessions.new"),
+        Binding("ctrl+r", "rename", "Rename", priority=True, id="sessions.rename"),
+        Binding("ctrl+d", "delete", "Delete", priority=True, id="sessions.delete"),
     ]
-    AUTO_FOCUS = "#sessions"
+    AUTO_FOCUS = "#sessions-filter"
 
-    def __init__(self, actions: SessionActions) -> None:
+    def __init__(self, actions: SessionActions, *, cursor_blink: bool | None = None) -> None:
+        """`cursor_blink`: the filter's cursor; None follows the app's `cursor_blink` if it has one."""
         super().__init__()
         self.actions = actions
         self._rows: list[SessionRow] = []
+        self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
+        blink = self._cursor_blink
+        if blink is None:
+            blink = bool(getattr(self.app, "cursor_blink", True))
         with Vertical(id="sessions-dialog"):
             yield Label("Sessions", id="sessions-title")
-            # No select-on-focus: the first letter typed on the list must survive the next one.
-            yield Input(
+            # No select-on-focus: a letter typed while a button had focus must survive the next.
+            filter_input = Input(
                 placeholder="type to filter", id="sessions-filter", select_on_focus=False
             )
-            yield OptionList(id="sessions")
-            yield Static(HINTS, id="sessions-hints")
+            filter_input.cursor_blink = blink
+            yield filter_input
+            yield SessionList(id="sessions")
+            with Horizontal(id="sessions-actions"):
+                yield Button("Open", id="sessions-open", compact=True)
+                yield Button("New ^n", id="sessions-new", compact=True)
+                yield Button("Rename ^r", id="sessions-rename", compact=True)
+                yield Button("Delete ^d", id="sessions-delete", compact=True, variant="error")
+            yield Static(HINTS, id="sessions-hints", markup=False)
 
     def on_mount(self) -> None:
         self.reload_rows()
@@ -207,26 +238,36 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         self._switch_to(self.highlighted_id)
 
     def on_key(self, event: events.Key) -> None:
-        """Typing on the list goes to the filter, except keys this screen binds (n, r, d)."""
-        if self.focused is not self.session_list:
-            return
+        """A printable key typed anywhere else in the browser goes to the filter, never acts."""
         if not event.is_printable or event.character is None:
             return
-        if event.key in self._bindings.key_to_bindings:
-            return
+        # The filter inserted its own keys already; the list and buttons ignore printable ones.
         event.stop()
         event.prevent_default()
         self.filter_input.focus()
         self.filter_input.insert_text_at_cursor(event.character)
 
     def action_cursor(self, direction: str) -> None:
-        # Reached only while the Input has focus: the list handles its own up/down first.
-        if direction == "up":
-            self.session_list.action_cursor_up()
-        else:
-            self.session_list.action_cursor_down()
+        moves = {
+            "up": self.session_list.action_cursor_up,
+            "down": self.session_list.action_cursor_down,
+            "page_up": self.session_list.action_page_up,
+            "page_down": self.session_list.action_page_down,
+        }
+        moves[direction]()
 
     # -- actions ----------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#sessions-actions Button")
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {
+            "sessions-open": lambda: self._switch_to(self.highlighted_id),
+            "sessions-new": self.action_new,
+            "sessions-rename": self.action_rename,
+            "sessions-delete": self.action_delete,
+        }
+        actions[event.button.id or ""]()
 
     @on(OptionList.OptionSelected, "#sessions")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -240,7 +281,7 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
     def action_close(self) -> None:
         if self.filter_input.value:
             self.filter_input.value = ""
-            self.session_list.focus()
+            self.filter_input.focus()
         else:
             self.dismiss(None)
 
@@ -249,19 +290,22 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
 
     def action_rename(self) -> None:
         session_id = self.highlighted_id
-        if session_id is not None:
-            self._rename(session_id)
+        if session_id is None:
+            return
+        row = self.row(session_id)
+        title = row.title if row else ""
+        # Pushed at once, not from a worker: the next key already belongs to the dialog.
+        self.app.push_screen(RenameScreen(title), partial(self._rename, session_id, title))
 
     def action_delete(self) -> None:
         session_id = self.highlighted_id
-        if session_id is not None:
-            self._delete(session_id)
+        if session_id is None:
+            return
+        message = f"Delete session {session_id}? This removes its history."
+        self.app.push_screen(ConfirmScreen(message), partial(self._delete, session_id))
 
-    @work(exclusive=True, group="session-browser", exit_on_error=False)
-    async def _rename(self, session_id: str) -> None:
-        row = self.row(session_id)
-        title = await self.app.push_screen_wait(RenameScreen(row.title if row else ""))
-        if title is None or (row is not None and title == row.title):
+    async def _rename(self, session_id: str, old_title: str, title: str | None) -> None:
+        if title is None or title == old_title:
             return
         try:
             await self.actions.rename_session(session_id, title)
@@ -269,10 +313,8 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             self.notify(f"Could not rename {session_id}: {exc}", severity="error")
         self.reload_rows(keep=session_id)
 
-    @work(exclusive=True, group="session-browser", exit_on_error=False)
-    async def _delete(self, session_id: str) -> None:
-        message = f"Delete session {session_id}? This removes its history."
-        if not await self.app.push_screen_wait(ConfirmScreen(message)):
+    async def _delete(self, session_id: str, confirmed: bool | None) -> None:
+        if not confirmed:
             return
         ids = [row.id for row in self.visible_rows]
         index = ids.index(session_id) if session_id in ids else 0

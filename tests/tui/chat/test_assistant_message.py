@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from textual.widgets import Markdown, Static
+import pytest
+from textual.geometry import Region
+from textual.widgets import Label, Markdown, Static
+from textual.widgets.markdown import MarkdownFence
 
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ParagraphSplitter
 from tests.tui.chat.harness import ChatHarness
@@ -158,3 +161,50 @@ def test_splitter_never_cuts_a_setext_heading_or_inside_a_fence():
     text = ("Title\n-\n" + "x" * 50 + "\n") * 5 + "```\n" + "- not an item\n" * 30 + "```\n"
     splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=10), text)
     assert splits == []
+
+
+CODE_LINE = "X" * 100 + "_" + "Y" * 96 + "END"  # 200 characters, no space to break at
+
+
+def painted(widget) -> str:
+    """Everything the widget paints, whitespace removed (so wrapped rows join up again)."""
+    strips = widget.render_lines(Region(0, 0, *widget.region.size))
+    return "".join("".join(strip.text.split()) for strip in strips)
+
+
+async def test_a_200_char_code_line_wraps_in_a_full_reply_at_80_columns():
+    app = ChatHarness()
+    async with app.run_test(size=(80, 40)) as pilot:
+        text = f"Here:\n\n```python\n{CODE_LINE}\nshort = 1\n```\n\nafter\n"
+        reply = AssistantMessage.static(text)
+        await app.chat.mount(reply)
+        await pilot.pause(0.1)
+        fence = reply.query_one(MarkdownFence)
+        code = fence.query_one(Label)
+        # Textual scrolls a wide fence sideways behind a hidden scrollbar: nothing may hide there.
+        assert fence.max_scroll_x == 0
+        assert fence.region.contains_region(code.region)
+        assert CODE_LINE in painted(code)
+        assert "short=1" in painted(code)
+
+
+@pytest.mark.parametrize("lite", [True, False])
+async def test_a_streamed_or_replayed_code_line_is_never_cut(lite):
+    app = ChatHarness()
+    async with app.run_test(size=(80, 40)) as pilot:
+        text = f"```\n{CODE_LINE}\n```\n"
+        if lite:
+            reply = AssistantMessage.static(text, lite=True)
+            await app.chat.mount(reply)
+        else:
+            reply = app.chat.start_reply()
+            await pilot.pause()
+            reply.append(text)
+            await reply.finish()
+        await pilot.pause(0.1)
+        if lite:
+            assert CODE_LINE in painted(reply.query_one(".lite"))
+        else:
+            fence = reply.query_one(MarkdownFence)
+            assert fence.max_scroll_x == 0
+            assert CODE_LINE in painted(fence.query_one(Label))

@@ -14,6 +14,14 @@ from birdie_tui.tui.widgets.chat.user_message import UserMessage
 from tests.tui.chat.harness import ChatHarness, plain
 
 
+async def until(pilot, predicate, timeout: float = 10.0) -> None:
+    """Wait for a condition (never a fixed sleep: a loaded CI machine is slower)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.05)
+
+
 def conversation(turns: int) -> list[dict]:
     items: list[dict] = []
     for i in range(turns):
@@ -65,21 +73,18 @@ async def test_replay_rebuilds_a_mixed_conversation():
         assert replies[-1].markdown_widgets[0].source == replies[-1].text
 
 
-async def test_replay_of_500_items_is_fast_and_keeps_the_newest():
+async def test_replay_of_500_items_keeps_the_newest():
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         items = conversation(125)  # 500 items, 500 widgets before pruning
-        started = time.perf_counter()
-        await app.chat.replay(items)
+        await app.chat.replay(items)  # its speed is measured in bench/, not asserted here
         await pilot.pause()
-        elapsed = time.perf_counter() - started
         entries = [w for w in app.chat.children if not w.has_class("-pruned")]
         assert len(entries) == MAX_WIDGETS
         first = app.chat.children[0]
         assert isinstance(first, Notice) and plain(first) == PRUNED_TEXT
         assert isinstance(app.chat.children[-1], AssistantMessage)
         assert app.chat.children[-1].text.startswith("**Answer 124**")
-        assert elapsed < 6, f"replay took {elapsed:.1f}s"
         # the newest replies use the full renderer, older ones the cheap one
         replies = list(app.chat.query_children(AssistantMessage))
         assert not replies[-1].lite and replies[0].lite
@@ -126,12 +131,14 @@ async def test_stays_at_bottom_unless_the_user_scrolls_up():
         await pilot.pause()
         assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y
 
+        start_max = chat.max_scroll_y
         reply = chat.start_reply()
         for i in range(30):
             reply.append(f"streamed line {i}\n\n")
             await pilot.pause(0.02)
-        await pilot.pause(0.2)
-        assert chat.scroll_y == chat.max_scroll_y  # followed the stream
+        # Followed the stream: the view reaches the new bottom (flushes are paced, so wait).
+        await until(pilot, lambda: chat.max_scroll_y > start_max
+                    and chat.scroll_y == chat.max_scroll_y)
 
         chat.scroll_home(animate=False)
         await pilot.pause()
@@ -139,8 +146,8 @@ async def test_stays_at_bottom_unless_the_user_scrolls_up():
         before_max = chat.max_scroll_y
         for i in range(30):
             reply.append(f"more while reading {i}\n\n")
-        await pilot.pause(0.3)
-        assert chat.max_scroll_y > before_max
+        await until(pilot, lambda: chat.max_scroll_y > before_max)
+        await pilot.pause(0.1)
         assert chat.scroll_y == 0  # the reader was not yanked down
 
         chat.scroll_end(animate=False)

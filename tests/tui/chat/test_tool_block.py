@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock, compact_args
 from tests.tui.chat.harness import ChatHarness, plain
@@ -138,3 +139,24 @@ def test_compact_args_is_one_line_and_truncated():
     text = compact_args({"text": "a\nb " * 100})
     assert "\n" not in text and len(text) == 80 and text.endswith("…")
     assert compact_args({}) == ""
+
+
+def painted_lines(widget) -> list[str]:
+    """The rows the widget paints at its current size (border and padding included)."""
+    return [strip.text for strip in widget.render_lines(Region(0, 0, *widget.region.size))]
+
+
+async def test_a_300_char_output_line_wraps_at_80_columns_and_nothing_is_cut():
+    long_line = "".join(chr(ord("a") + i % 26) for i in range(300))
+    app = ChatHarness()
+    async with app.run_test(size=(80, 40)) as pilot:
+        block = app.chat.add_tool_call("c1", "bash", {"cmd": "x"})
+        app.chat.finish_tool("c1", f"before\n{long_line}\nafter", False)
+        block.toggle()
+        await pilot.pause()
+        assert block.region.width <= 80
+        lines = painted_lines(block)
+        assert all(len(line) <= block.region.width for line in lines)
+        painted = "".join("".join(line.replace("▌", "").split()) for line in lines)
+        assert f"before{long_line}after" in painted  # every character, in order
+        assert len(lines) >= 1 + 3 + 1 + 300 // 80 + 1  # the long line took several rows

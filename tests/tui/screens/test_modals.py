@@ -1,31 +1,90 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Static
+from textual import events
+from textual.geometry import Region
+from textual.widgets import Button, Input, Static
 
 from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.screens.confirm import ConfirmScreen
+from birdie_tui.tui.screens.dialog import GuardedModal
 from birdie_tui.tui.screens.rename import RenameScreen
 from tests.tui.screens.harness import NOT_DISMISSED, ScreenHarness
 
 
-@pytest.mark.parametrize(("key", "expected"), [("y", True), ("enter", True), ("n", False), ("escape", False)])
-async def test_confirm_keys(key, expected):
+def key_events(*keys: str) -> list[events.Key]:
+    """Key events stamped now, to be delivered later (keys typed before a dialog showed)."""
+    return [events.Key(key, key if len(key) == 1 else None) for key in keys]
+
+
+def rendered_text(widget) -> str:
+    """What the widget paints, line by line (border and padding included)."""
+    width, height = widget.outer_size
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+# -- confirm -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("keys", "expected"), [
+    (["enter"], [False]),  # the safe button has focus
+    (["escape"], [False]),
+    (["y"], []),  # no letter answers
+    (["n"], []),
+    (["y", "enter"], [False]),
+    (["space"], []),
+])
+async def test_confirm_keeps_unless_the_destructive_button_is_chosen(keys, expected):
     app = ScreenHarness(lambda: ConfirmScreen("Delete session s1? This removes its history."))
     async with app.run_test() as pilot:
         await pilot.pause()
         assert "Delete session s1?" in str(app.screen.query_one("#confirm-message", Static).render())
-        await pilot.press(key)
+        assert app.screen.focused.id == "confirm-keep"
+        await pilot.press(*keys)
         await pilot.pause()
-        assert app.results == [expected]
+        assert app.results == expected
 
 
-async def test_confirm_no_button():
+async def test_confirm_buttons_name_the_action():
     app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
     async with app.run_test() as pilot:
-        await pilot.click("#confirm-no")
+        await pilot.pause()
+        labels = [str(button.label) for button in app.screen.query(Button)]
+        assert labels == ["Delete", "Keep"]
+        hint = str(app.screen.query_one("#confirm-hint").render())
+        assert "enter keep" in hint and "esc keep" in hint
+
+    app = ScreenHarness(lambda: ConfirmScreen("Sure?", action="Discard", keep="Cancel"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Discard", "Cancel"]
+
+
+@pytest.mark.parametrize("move", ["tab", "shift+tab", "left", "right"])
+async def test_confirm_moving_to_delete_then_enter_confirms(move):
+    app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press(move)
+        await pilot.pause()
+        assert app.screen.focused.id == "confirm-delete"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == [True]
+
+
+async def test_confirm_click_either_button():
+    app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
+    async with app.run_test() as pilot:
+        await pilot.click("#confirm-keep")
         await pilot.pause()
         assert app.results == [False]
+
+    app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
+    async with app.run_test() as pilot:
+        await pilot.click("#confirm-delete")
+        await pilot.pause()
+        assert app.results == [True]
 
 
 async def test_confirm_message_is_not_markup():
@@ -33,6 +92,26 @@ async def test_confirm_message_is_not_markup():
     async with app.run_test() as pilot:
         await pilot.pause()
         assert "[bold]x[/]" in str(app.screen.query_one("#confirm-message", Static).render())
+
+
+async def test_confirm_ignores_keys_typed_before_it_showed():
+    stale = key_events("tab", "enter")  # stamped before the dialog exists
+    app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, GuardedModal) and app.screen.shown_at is not None
+        assert all(event.time < app.screen.shown_at for event in stale)
+        for event in stale:
+            app.post_message(event)
+        await pilot.pause()
+        assert app.result is NOT_DISMISSED
+        assert app.screen.focused.id == "confirm-keep"  # the stale tab did not move focus
+        await pilot.press("tab", "enter")  # the same keys, typed now, do count
+        await pilot.pause()
+        assert app.results == [True]
+
+
+# -- rename --------------------------------------------------------------------------------
 
 
 async def test_rename_prefilled_and_enter_returns_stripped_text():
@@ -63,17 +142,50 @@ async def test_rename_blank_or_escape_gives_none():
         assert app.results == [None]
 
 
+async def test_rename_ignores_keys_typed_before_it_showed():
+    stale = key_events("x", "y", "enter")
+    app = ScreenHarness(lambda: RenameScreen("Old title"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for event in stale:
+            app.post_message(event)
+        await pilot.pause()
+        assert app.result is NOT_DISMISSED
+        assert app.screen.query_one("#rename-input", Input).value == "Old title"
+
+
+# -- approval ------------------------------------------------------------------------------
+
 ARGS = {"command": "ls -la [red]oops[/red]", "timeout": 30, "env": {"HOME": "/tmp"}}
+HUGE_ARGS = {
+    "command": "echo " + "word " * 1000,  # a 5,000-char command
+    "lines": [f"line {i}" for i in range(200)],  # 200 lines of args
+    "token": "T" * 700,  # one very long token
+}
 
 
-@pytest.mark.parametrize(("key", "expected"), [("y", True), ("n", False), ("escape", False)])
-async def test_approval_keys(key, expected):
+@pytest.mark.parametrize(("keys", "expected"), [
+    (["tab", "enter"], True),  # to Allow, then Enter
+    (["tab", "right", "enter"], False),  # to Deny
+    (["shift+tab", "enter"], False),  # backwards lands on Deny
+    (["escape"], False),
+])
+async def test_approval_keys(keys, expected):
     app = ScreenHarness(lambda: ApprovalScreen("run_shell", "bash-tools", ARGS))
     async with app.run_test() as pilot:
         await pilot.pause()
-        await pilot.press(key)
+        await pilot.press(*keys)
         await pilot.pause()
         assert app.results == [expected]
+
+
+async def test_approval_letters_and_enter_never_answer():
+    app = ScreenHarness(lambda: ApprovalScreen("run_shell", "bash-tools", ARGS))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press(*"yes ok ny", "enter", "space")
+        await pilot.pause()
+        assert app.result is NOT_DISMISSED  # an Enter meant for the composer must not approve
 
 
 async def test_approval_shows_tool_skill_and_pretty_args_without_markup():
@@ -85,14 +197,12 @@ async def test_approval_shows_tool_skill_and_pretty_args_without_markup():
         shown = str(app.screen.query_one("#approval-args-json", Static).render())
         assert '  "command": "ls -la [red]oops[/red]",' in shown  # indented and literal
         assert '    "HOME": "/tmp"' in shown
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Allow", "Deny"]
 
 
-async def test_approval_enter_does_not_approve_and_buttons_work():
+async def test_approval_buttons_work():
     app = ScreenHarness(lambda: ApprovalScreen("t", "s", {}))
     async with app.run_test() as pilot:
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.result is NOT_DISMISSED  # an Enter meant for the composer must not approve
         await pilot.click("#approval-allow")
         await pilot.pause()
         assert app.results == [True]
@@ -102,3 +212,53 @@ async def test_approval_enter_does_not_approve_and_buttons_work():
         await pilot.click("#approval-deny")
         await pilot.pause()
         assert app.results == [False]
+
+
+async def test_approval_ignores_keys_typed_before_it_showed():
+    """Someone typing a message when the dialog pops must not approve a shell command."""
+    stale = key_events("tab", "enter")
+    app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", {"command": "rm -rf build"}))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for event in stale:
+            app.post_message(event)
+        await pilot.pause()
+        assert app.result is NOT_DISMISSED
+        assert app.screen.focused.id == "approval-args"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_approval_with_huge_args_keeps_both_buttons_on_screen_and_answerable(size):
+    app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", HUGE_ARGS))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        for button_id in ("#approval-allow", "#approval-deny"):
+            button = screen.query_one(button_id)
+            assert screen.region.contains_region(button.region), button_id
+            assert button.region.height == 3  # whole, not squeezed
+        dialog = screen.query_one("#approval-dialog")
+        assert screen.region.contains_region(dialog.region)
+        # The args scroll inside the dialog; the keyboard reaches their end.
+        args = screen.query_one("#approval-args")
+        assert dialog.region.contains_region(args.region)
+        assert args.max_scroll_y > 0 and args.max_scroll_x == 0
+        assert screen.focused is args
+        await pilot.press("end")
+        await pilot.pause()
+        assert args.scroll_y == args.max_scroll_y
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        assert app.results == [True]
+
+
+async def test_approval_long_token_wraps_instead_of_being_cut():
+    app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", {"token": "T" * 700}))
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        args = app.screen.query_one("#approval-args")
+        await pilot.press("end")
+        await pilot.pause()
+        text = rendered_text(app.screen.query_one("#approval-args-json"))
+        assert text.count("T") == 700
+        assert args.max_scroll_x == 0  # nothing hides to the right

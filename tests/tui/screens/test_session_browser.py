@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import pytest
+from textual import events
 from textual.widgets import Input, OptionList
 
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
-from birdie_tui.tui.screens.session_browser import EMPTY_MESSAGE, SessionBrowser
+from birdie_tui.tui.screens.session_browser import EMPTY_MESSAGE, HINTS, SessionBrowser
 from birdie_tui.tui.view_models import SessionRow
 from tests.tui.screens.harness import NOT_DISMISSED, ScreenHarness
 
@@ -60,6 +62,23 @@ def filter_value(app: ScreenHarness) -> str:
     return app.screen.query_one("#sessions-filter", Input).value
 
 
+def highlighted(app: ScreenHarness) -> str | None:
+    option = app.screen.query_one("#sessions", OptionList).highlighted_option
+    return option.id if option is not None else None
+
+
+def type_ahead(app: ScreenHarness, *keys: str) -> None:
+    """Queue keys in one burst, as a fast typist's arrive: none is handled before the last is sent."""
+    for key in keys:
+        character = " " if key == "space" else key if len(key) == 1 else None
+        app.post_message(events.Key(key, character))
+
+
+def key_events(*keys: str) -> list[events.Key]:
+    """Key events stamped now, to be delivered later (keys typed before a dialog showed)."""
+    return [events.Key(key, key if len(key) == 1 else None) for key in keys]
+
+
 async def test_rows_render_in_given_order_with_details_and_current_marker():
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
@@ -69,16 +88,29 @@ async def test_rows_render_in_given_order_with_details_and_current_marker():
         assert lines[0] == "  s3 · Weather in Lisbon · 2026-03-02 14:05 · 4 turns · ↑48.2k ↓9.1k"
         assert lines[1] == "● s2 · Refactor the [bold]parser[/] · 2026-03-01 09:30 · 1 turn · ↑950 ↓210"
         assert lines[2].startswith("  s1 · Grocery list · 2026-02-27 22:11 · 12 turns")
-        # The highlight starts on the current session.
-        assert app.screen.query_one("#sessions", OptionList).highlighted_option.id == "s2"
-        assert app.screen.query_one("#sessions-filter", Input).placeholder == "type to filter"
+        # The highlight starts on the current session; typing starts in the filter.
+        assert highlighted(app) == "s2"
+        field = app.screen.query_one("#sessions-filter", Input)
+        assert field.placeholder == "type to filter"
+        assert app.screen.focused is field
 
 
-async def test_typing_on_the_list_filters_by_id_or_title_case_insensitively():
+async def test_hints_tell_the_keys_and_no_plain_letter_is_bound():
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
-        assert app.screen.focused is app.screen.query_one("#sessions")
+        hints = str(app.screen.query_one("#sessions-hints").render())
+        assert hints == HINTS
+        for part in ("type to filter", "enter open", "^n new", "^r rename", "^d delete", "esc close"):
+            assert part in hints
+        keys = app.screen._bindings.key_to_bindings
+        assert not [key for key in keys if len(key) == 1], "a plain key would act instead of filter"
+        assert {"ctrl+n", "ctrl+r", "ctrl+d"} <= set(keys)
+
+
+async def test_typing_filters_by_id_or_title_case_insensitively():
+    app = browser_app(MemorySessions(sample_rows()))
+    async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"LISB")
         await pilot.pause()
         assert filter_value(app) == "LISB"
@@ -89,6 +121,25 @@ async def test_typing_on_the_list_filters_by_id_or_title_case_insensitively():
         await pilot.press("enter")
         await pilot.pause()
         assert app.results == [("switch", "s1")]
+
+
+@pytest.mark.parametrize("focus", ["#sessions-filter", "#sessions", "#sessions-delete", "#sessions-new"])
+async def test_a_word_full_of_action_letters_only_filters_wherever_focus_is(focus):
+    """Type-ahead once deleted a session: n, r, d, e, y and space must all land in the filter."""
+    actions = MemorySessions(sample_rows())
+    app = browser_app(actions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one(focus).focus()
+        await pilot.pause()
+        await pilot.press(*"random", "space", *"dyne")
+        await pilot.pause()
+        assert filter_value(app) == "random dyne"
+        assert isinstance(app.screen, SessionBrowser)  # no rename or confirm dialog opened
+        assert app.screen.focused is app.screen.query_one("#sessions-filter")
+        assert app.result is NOT_DISMISSED  # no new session
+        assert actions.renamed == [] and actions.deleted == []
+        assert [row.id for row in actions.rows] == ["s3", "s2", "s1"]
 
 
 async def test_no_match_shows_a_message_and_enter_does_nothing():
@@ -103,7 +154,7 @@ async def test_no_match_shows_a_message_and_enter_does_nothing():
         assert app.result is NOT_DISMISSED
 
 
-async def test_enter_on_list_switches_to_highlighted_row():
+async def test_enter_switches_to_highlighted_row():
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("down", "enter")
@@ -111,33 +162,38 @@ async def test_enter_on_list_switches_to_highlighted_row():
         assert app.results == [("switch", "s1")]
 
 
-async def test_up_down_from_the_filter_move_the_list():
+async def test_enter_on_the_focused_list_switches_too():
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.click("#sessions-filter")
+        await pilot.pause()
+        app.screen.query_one("#sessions").focus()
         await pilot.press("up", "enter")
         await pilot.pause()
         assert app.results == [("switch", "s3")]
 
 
-async def test_n_starts_a_new_session():
+async def test_up_down_move_the_list_while_typing_in_the_filter():
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.press("n")
+        await pilot.press("s")  # all three match
+        await pilot.press("up")
         await pilot.pause()
-        assert app.results == [("new", None)]
+        assert highlighted(app) == "s3"
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert highlighted(app) == "s1"
+        assert app.screen.focused is app.screen.query_one("#sessions-filter")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == [("switch", "s1")]
 
 
-async def test_letters_typed_in_the_filter_stay_in_the_filter_and_ctrl_keys_still_act():
-    actions = MemorySessions(sample_rows())
-    app = browser_app(actions)
+async def test_ctrl_n_starts_a_new_session_from_the_filter():
+    app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.click("#sessions-filter")
         await pilot.press(*"nrd")
         await pilot.pause()
-        assert filter_value(app) == "nrd"
-        assert app.result is NOT_DISMISSED
-        assert isinstance(app.screen, SessionBrowser)
+        assert filter_value(app) == "nrd" and app.result is NOT_DISMISSED
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.results == [("new", None)]
@@ -159,11 +215,11 @@ async def test_escape_clears_filter_first_then_closes():
         assert app.results == [None]
 
 
-async def test_rename_updates_the_list_and_keeps_the_highlight():
+async def test_ctrl_r_renames_updates_the_list_and_keeps_the_highlight():
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.press("down", "r")  # s1
+        await pilot.press("down", "ctrl+r")  # s1
         await pilot.pause()
         assert isinstance(app.screen, RenameScreen)
         field = app.screen.query_one("#rename-input", Input)
@@ -174,7 +230,7 @@ async def test_rename_updates_the_list_and_keeps_the_highlight():
         assert actions.renamed == [("s1", "Shopping")]
         assert isinstance(app.screen, SessionBrowser)
         assert "Shopping" in shown(app)[2]
-        assert app.screen.query_one("#sessions", OptionList).highlighted_option.id == "s1"
+        assert highlighted(app) == "s1"
         assert app.result is NOT_DISMISSED
 
 
@@ -191,27 +247,80 @@ async def test_rename_cancelled_changes_nothing():
         assert isinstance(app.screen, SessionBrowser)
 
 
-async def test_delete_asks_and_deletes_only_on_yes():
+async def test_ctrl_d_asks_and_enter_escape_and_y_all_keep():
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.press("up", "d")  # s3
+        await pilot.press("up", "ctrl+d")  # s3
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.message == "Delete session s3? This removes its history."
-        await pilot.press("n")
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)  # no letter answers
+        await pilot.press("enter")  # the safe button has focus
+        await pilot.pause()
+        assert isinstance(app.screen, SessionBrowser)
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await pilot.press("escape")
         await pilot.pause()
         assert actions.deleted == []
         assert shown_ids(app) == ["s3", "s2", "s1"]
+        assert app.result is NOT_DISMISSED
 
-        await pilot.press("d")
+
+@pytest.mark.parametrize("move", ["tab", "left", "shift+tab"])
+async def test_ctrl_d_then_moving_to_delete_and_enter_deletes(move):
+    actions = MemorySessions(sample_rows())
+    app = browser_app(actions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("up", "ctrl+d")  # s3
         await pilot.pause()
-        await pilot.press("y")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press(move)
+        await pilot.pause()
+        assert app.screen.focused.id == "confirm-delete"
+        await pilot.press("enter")
         await pilot.pause()
         assert actions.deleted == ["s3"]
         assert isinstance(app.screen, SessionBrowser)
         assert shown_ids(app) == ["s2", "s1"]
+        assert highlighted(app) == "s2"  # the row that slid into its place
         assert app.result is NOT_DISMISSED
+
+
+async def test_type_ahead_after_ctrl_d_never_deletes():
+    """ctrl+d, y, enter typed in one burst: the dialog opens, the y and enter land nowhere."""
+    actions = MemorySessions(sample_rows())
+    app = browser_app(actions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        type_ahead(app, "ctrl+d", "y", "tab", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.focused.id == "confirm-keep"
+        assert actions.deleted == []
+        await pilot.press("escape")
+        await pilot.pause()
+        assert actions.deleted == [] and [row.id for row in actions.rows] == ["s3", "s2", "s1"]
+        assert filter_value(app) == ""  # nor did the y reach the filter underneath
+
+
+async def test_keys_typed_before_the_confirm_dialog_showed_are_ignored():
+    actions = MemorySessions(sample_rows())
+    app = browser_app(actions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        stale = key_events("tab", "enter")  # stamped now, delivered once the dialog is up
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        for event in stale:
+            app.post_message(event)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.focused.id == "confirm-keep"
+        assert actions.deleted == []
 
 
 async def test_ctrl_d_deletes_from_the_filter():
@@ -224,19 +333,65 @@ async def test_ctrl_d_deletes_from_the_filter():
         await pilot.press("ctrl+d")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
+        await pilot.click("#confirm-delete")
         await pilot.pause()
         assert actions.deleted == ["s1"]
+        assert filter_value(app) == "groc"
 
 
-async def test_empty_state_and_n_still_works():
+async def test_click_picks_a_row_and_a_second_click_opens_it():
+    app = browser_app(MemorySessions(sample_rows()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        options = app.screen.query_one("#sessions", OptionList)
+        await pilot.click(options, offset=(5, 2))  # the third row, s1
+        await pilot.pause()
+        assert highlighted(app) == "s1"
+        assert app.result is NOT_DISMISSED
+        await pilot.click(options, offset=(5, 2))
+        await pilot.pause()
+        assert app.results == [("switch", "s1")]
+
+
+async def test_buttons_act_on_the_picked_row():
+    actions = MemorySessions(sample_rows())
+    app = browser_app(actions)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        await pilot.click(app.screen.query_one("#sessions", OptionList), offset=(5, 0))  # s3
+        await pilot.click("#sessions-delete")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "s3" in app.screen.message
+        await pilot.click("#confirm-delete")
+        await pilot.pause()
+        assert actions.deleted == ["s3"]
+
+        await pilot.click("#sessions-rename")
+        await pilot.pause()
+        assert isinstance(app.screen, RenameScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.click("#sessions-open")
+        await pilot.pause()
+        assert app.results == [("switch", "s2")]
+
+    app = browser_app(MemorySessions(sample_rows()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.click("#sessions-new")
+        await pilot.pause()
+        assert app.results == [("new", None)]
+
+
+async def test_empty_state_says_how_to_start_and_letters_do_nothing():
     app = browser_app(MemorySessions([]))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
         assert shown(app) == [EMPTY_MESSAGE]
-        await pilot.press("enter", "r", "d")
+        assert "press n" not in EMPTY_MESSAGE and "ctrl+n" in EMPTY_MESSAGE
+        await pilot.press("enter", "ctrl+r", "ctrl+d", *"nrd")
         await pilot.pause()
-        assert isinstance(app.screen, SessionBrowser)
-        await pilot.press("n")
+        assert isinstance(app.screen, SessionBrowser) and app.result is NOT_DISMISSED
+        await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.results == [("new", None)]

@@ -120,6 +120,13 @@ class AssistantMessage(Widget):
         & > Markdown { margin: 0; padding: 0 1; }
         & > .lite { padding: 0 1; }
         & > .interrupted { color: $text-muted; text-style: italic; padding: 0 1; }
+        /* Textual scrolls a wide code block sideways behind a hidden scrollbar and it cannot
+           take focus, so the end of a long line was out of sight and out of reach. Wrap it
+           instead (folding long tokens), as the lite renderer's rich Syntax does. */
+        & MarkdownFence {
+            overflow-x: hidden;
+            & > Label { width: 1fr; text-wrap: wrap; text-overflow: fold; }
+        }
     }
     """
 

@@ -66,6 +66,9 @@ class ToolBlock(Static, can_focus=True):
         border-left: outer $panel-lighten-2;
         background: $surface;
         color: $text-muted;
+        /* Output wraps and long tokens fold: a line is never cut at the edge of the log. */
+        text-wrap: wrap;
+        text-overflow: fold;
         &:hover { background: $boost; }
         &:focus { background: $boost; color: $text; }
         &.-error { border-left: outer $error; }
