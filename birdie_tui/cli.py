@@ -34,12 +34,46 @@ def main_parser() -> argparse.ArgumentParser:
         "`birdie-tui sessions list|export`.",
     )
     _common(parser)
+    parser.add_argument("--continue", "-c", dest="continue_session", action="store_true",
+                        help="open your most recent session (a new one if there is none)")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print the version and exit")
     parser.add_argument("--theme", help="theme name (e.g. birdie-dark, birdie-light, nord)")
     parser.add_argument("--print", "-p", dest="message", metavar="MESSAGE",
                         help="run one turn headless and print the reply")
     parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
                         help="with --print: the reply as text, or one JSON event per line")
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, with the metadata lookup paid only when asked (startup stays light)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
+        print(f"{PROG} {version()}")
+        parser.exit(0)
+
+
+def version() -> str:
+    """The installed distribution's version (falls back to the package's, then "unknown")."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version(PROG)
+    except PackageNotFoundError:
+        import birdie_tui
+
+        return str(getattr(birdie_tui, "__version__", "unknown"))
+
+
+def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the main command line and check what argparse cannot (exits 2 on a usage error)."""
+    parser = main_parser()
+    args = parser.parse_args(list(argv))
+    if args.continue_session and args.session_id:
+        parser.error("--continue and --session-id cannot be used together")
+    return args
 
 
 def skills_parser() -> argparse.ArgumentParser:
@@ -89,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return headless.skills_command(skills_parser().parse_args(argv[1:]))
         if argv and argv[0] == "sessions":
             return headless.sessions_command(sessions_parser().parse_args(argv[1:]))
-        args = main_parser().parse_args(argv)
+        args = parse_main_args(argv)
         if args.message is not None:
             return headless.print_command(args)
     except KeyboardInterrupt:

@@ -1,6 +1,15 @@
 """Everything the command line does without the TUI: `--print`, `skills check`, `sessions`.
 
 Each command returns an exit code; user-facing problems become one line on stderr.
+
+Exit statuses of `--print`:
+  0  the turn ran and finished
+  1  the turn failed (provider or engine error; the session keeps a valid history)
+  2  bad input: usage, unknown/invalid/corrupt session, unknown skill, missing key (nothing created)
+  3  the turn finished, but a tool that needs approval was refused (rerun with --auto-approve)
+  130 interrupted, 141 output closed (broken pipe)
+In text mode the command that resumes the session is printed to stderr after the turn.
+Files found damaged and moved aside are reported on stderr as `birdie-tui: recovered: ...`.
 """
 
 from __future__ import annotations
@@ -14,9 +23,30 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 
-def _fail(message: str, code: int = 2) -> int:
+EXIT_TURN_FAILED = 1
+EXIT_USAGE = 2
+EXIT_APPROVAL_REFUSED = 3
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
     print(f"birdie-tui: {message}", file=sys.stderr)
     return code
+
+
+def _print_recovered(message: str) -> None:
+    print(f"birdie-tui: recovered: {message}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _recovery_on_stderr():
+    """Files repaired while this command runs are reported on stderr as it happens."""
+    from birdie_tui.store.recovery import add_listener
+
+    remove = add_listener(_print_recovered)
+    try:
+        yield
+    finally:
+        remove()
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -29,7 +59,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 def _guarded(run: Callable[[], Awaitable[int]]) -> int:
     try:
-        return asyncio.run(run())
+        with _recovery_on_stderr():
+            return asyncio.run(run())
     except _user_errors() as exc:
         return _fail(str(exc))
 
@@ -57,40 +88,65 @@ def print_command(args: argparse.Namespace) -> int:
         from birdie_tui.agent.engine import Engine
 
         engine = Engine(engine_options(args))
-        await engine.start()
         try:
+            await engine.start()  # inside try: a failed start still closes what it opened
             _warn_load_errors(engine)
-            opened = await engine.open_session(
-                args.session_id, enable=args.enable, disable=args.disable
-            )
-            stream_json = args.output_format == "stream-json"
-            if stream_json:
-                _emit(opened.to_dict())
-
-            async def approver(call: dict[str, Any], skill: str) -> bool:
-                return bool(args.auto_approve)
-
-            error: str | None = None
-            reply = ""
-            # aclosing: if writing fails (closed pipe), the turn is closed and its history
-            # repaired now, while the checkpointer is still open.
-            async with contextlib.aclosing(
-                engine.run_turn(args.message, approver=approver)
-            ) as events:
-                async for event in events:
-                    if stream_json:
-                        _emit(event.to_dict())
-                    if event.type == "error":
-                        error = event.message  # type: ignore[attr-defined]
-                    elif event.type == "done":
-                        reply = event.text  # type: ignore[attr-defined]
-            if not stream_json and reply:
-                sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
-            return _fail(error, 1) if error else 0
+            return await _print_turn(engine, args)
         finally:
             await engine.aclose()
 
     return _guarded(run)
+
+
+async def _print_turn(engine: Any, args: argparse.Namespace) -> int:
+    from birdie_tui.agent.events import SessionOpened
+
+    session_id = args.session_id
+    if getattr(args, "continue_session", False):
+        session_id = engine.latest_session_id()  # None: there is none yet, start one
+    opened = await engine.open_session(session_id, enable=args.enable, disable=args.disable)
+    # The session file is created only now, when the turn is sure to run.
+    try:
+        meta = engine.persist_session()
+    except OSError as exc:
+        return _fail(f"could not create the session file: {exc}", EXIT_TURN_FAILED)
+    stream_json = args.output_format == "stream-json"
+    if stream_json:
+        _emit(SessionOpened(id=meta.id, new=opened.new).to_dict())
+
+    refused: list[str] = []
+
+    async def approver(call: dict[str, Any], skill: str) -> bool:
+        if not args.auto_approve:
+            refused.append(str(call.get("name") or "?"))
+        return bool(args.auto_approve)
+
+    error: str | None = None
+    reply = ""
+    # aclosing: if writing fails (closed pipe), the turn is closed and its history
+    # repaired now, while the checkpointer is still open.
+    async with contextlib.aclosing(engine.run_turn(args.message, approver=approver)) as events:
+        async for event in events:
+            if stream_json:
+                _emit(event.to_dict())
+            if event.type == "error":
+                error = event.message  # type: ignore[attr-defined]
+            elif event.type == "done":
+                reply = event.text  # type: ignore[attr-defined]
+    if not stream_json and reply:
+        sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
+        sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
+    if error:
+        return _fail(error, EXIT_TURN_FAILED)
+    code = 0
+    if refused:
+        code = _fail(f"refused to run {', '.join(dict.fromkeys(refused))}: it needs approval; "
+                     "rerun with --auto-approve to allow it", EXIT_APPROVAL_REFUSED)
+    if not stream_json:
+        from birdie_tui.resume import resume_command
+
+        print(f"Resume this session: {resume_command(meta.id, args.user)}", file=sys.stderr)
+    return code
 
 
 def _emit(obj: dict[str, Any]) -> None:
@@ -150,9 +206,8 @@ async def _sessions_list(args: argparse.Namespace) -> int:
     from birdie_tui.store.paths import default_user, validate_user
 
     store = SessionStore(BirdiePaths.from_env(), validate_user(args.user or default_user()))
+    # Corrupt files found here are reported by the recovery listener, as they are moved aside.
     rows = [session_row(meta) for meta in store.list()]
-    for warning in store.warnings:
-        print(f"birdie-tui: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -175,8 +230,8 @@ async def _sessions_export(args: argparse.Namespace) -> int:
     options = engine_options(args)
     options.provider = ProviderConfig(vendor="offline")  # export needs no model or key
     engine = Engine(options)
-    await engine.start()
     try:
+        await engine.start()
         meta = engine.sessions.load(args.id)
         if meta is None:
             return _fail(f"session {args.id!r} not found for user {engine.user!r}", 1)

@@ -2,30 +2,41 @@
 
 It owns the skill registry, the current session and its policy, the checkpointer and the
 model, and runs one user turn as an async stream of typed events (`run_turn`).
+
+A new session is lazy: `open_session(None)` gives an unsaved session (`session_saved` False)
+with a provisional id; nothing reaches the disk until its first turn runs (`persist_session`),
+so starting and quitting leaves no empty session behind.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass, field
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from birdie_tui.agent.accounting import record_turn, take_back_turn, usage_after
+from birdie_tui.agent.checkpointer import open_checkpointer
 from birdie_tui.agent.events import SessionOpened, TurnDone, TurnError, TurnEvent, UsageReported
 from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_all
 from birdie_tui.agent.history import message_text, repair_history
+from birdie_tui.agent.options import (
+    EngineError,
+    EngineOptions,
+    default_skill_dirs,
+    describe_error,
+    mcp_start_timeout,
+)
 from birdie_tui.agent.stream import final_reply, translate
 from birdie_tui.agent.toolbox import MCPToolSource, Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.providers.catalog import context_window
-from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
-from birdie_tui.providers.errors import ProviderError
+from birdie_tui.providers.config import resolve_provider_config
 from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
-from birdie_tui.skills.bundled import bundled_skills_dir
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
@@ -34,54 +45,10 @@ from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
 from birdie_tui.store.paths import default_user, validate_session_id, validate_user
 
+__all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs",
+           "describe_error"]
+
 INTERRUPTED_MARK = "*[interrupted]*"
-TITLE_CHARS = 60
-
-
-class EngineError(Exception):
-    """A user-facing problem (unknown session, unknown skill...): its text is the message."""
-
-
-def default_skill_dirs(paths: BirdiePaths, environ: Mapping[str, str] = os.environ) -> list[Path]:
-    """`BIRDIE_SKILLS_DIR` if set, else the bundled skills plus `$BIRDIE_HOME/skills` (when it
-    exists: a user with no skills of their own has done nothing wrong)."""
-    override = environ.get("BIRDIE_SKILLS_DIR", "")
-    if override.strip():
-        return [Path(p).expanduser() for p in override.split(os.pathsep) if p.strip()]
-    user_dir = paths.user_skills_dir
-    return [bundled_skills_dir(), *([user_dir] if user_dir.is_dir() else [])]
-
-
-def _mcp_start_timeout(options: EngineOptions) -> float:
-    if options.mcp_start_timeout is not None:
-        return options.mcp_start_timeout
-    try:
-        return float(options.environ.get("BIRDIE_MCP_START_TIMEOUT", "") or 15.0)
-    except ValueError:
-        return 15.0
-
-
-def describe_error(exc: BaseException) -> str:
-    """One readable line for any failure of a turn."""
-    if isinstance(exc, ProviderError):  # already a friendly, key-free line
-        return str(exc)[:400]
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    name = type(exc).__name__
-    line = f"{name}: {text}" if text else name
-    return line[:400]
-
-
-@dataclass
-class EngineOptions:
-    user: str | None = None
-    skills_dirs: list[Path] | None = None  # None: default_skill_dirs()
-    provider: ProviderConfig | None = None  # None: resolved from the environment
-    config_file: Path | None = None
-    paths: BirdiePaths | None = None  # None: from BIRDIE_HOME
-    max_tool_calls: int = 40
-    tool_timeout: float = 120.0
-    mcp_start_timeout: float | None = None  # None: $BIRDIE_MCP_START_TIMEOUT, else 15 s
-    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
 
 class Engine:
@@ -102,7 +69,7 @@ class Engine:
         self.session: SessionMeta | None = None
         self.model: Any = None
         # MCP servers start lazily, on the first model call that needs their tools.
-        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=_mcp_start_timeout(self.options),
+        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(self.options),
                               call_timeout=self.options.tool_timeout, environ=env)
         self.toolbox = Toolbox(self.registry, lambda: self.policy,
                                tool_timeout=self.options.tool_timeout,
@@ -113,17 +80,19 @@ class Engine:
 
     # ----------------------------------------------------------------- lifecycle
     async def start(self) -> None:
-        import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
+        """Load skills and the model, open the history database. A damaged database is moved
+        aside (announced on the recovery bus) and replaced by an empty one; a database that
+        cannot be opened at all raises EngineError. Nothing is left running on failure."""
         self.reload_skills()
         # The vendor SDK import costs 1-2 s: off the event loop, so a TUI stays responsive.
         await asyncio.to_thread(load_adapter, self.provider.vendor)
         self.model = create_chat_model(self.provider)
         self.paths.ensure_user_dir(self.user)
-        self._conn = await aiosqlite.connect(str(self.paths.checkpoints_db(self.user)))
-        self._saver = AsyncSqliteSaver(self._conn)
-        await self._saver.setup()
+        db = self.paths.checkpoints_db(self.user)
+        try:
+            self._conn, self._saver = await open_checkpointer(db, logs_dir=self.paths.logs_dir)
+        except sqlite3.OperationalError as exc:  # locked, read-only, no permission: not damage
+            raise EngineError(f"cannot open the history database {db}: {exc}") from exc
         self._graph = build_graph(self._saver)
 
     async def aclose(self) -> None:
@@ -213,10 +182,12 @@ class Engine:
         return skill
 
     def _persist_grants(self) -> None:
+        """Grants of an unsaved session stay in memory until `persist_session` writes them."""
         if self.session is not None:
             self.session.enabled_skills = self.policy.enabled_names
             self.session.disabled_skills = self.policy.disabled_names
-            self.sessions.save(self.session)
+            if self.session.saved:
+                self.sessions.save(self.session)
 
     # ----------------------------------------------------------------- sessions
     def _config(self, session_id: str | None = None) -> dict[str, Any]:
@@ -229,6 +200,27 @@ class Engine:
             raise EngineError("no session is open")
         return self.session
 
+    @property
+    def session_saved(self) -> bool:
+        """False while the open session is new and unsaved (no file, no history yet)."""
+        return self.session is not None and self.session.saved
+
+    def persist_session(self) -> SessionMeta:
+        """Write the open session if it is still unsaved, and return it. The file is created
+        exclusively: if the provisional id was taken meanwhile, the next free one is used and
+        `session.id` changes. run_turn calls this before anything touches the history."""
+        meta = self.require_session()
+        if not meta.saved:
+            meta.enabled_skills = self.policy.enabled_names
+            meta.disabled_skills = self.policy.disabled_names
+            self.sessions.create(meta=meta)
+        return meta
+
+    def latest_session_id(self) -> str | None:
+        """The user's most recent non-empty session (for `--continue`), or None."""
+        meta = self.sessions.latest()
+        return meta.id if meta is not None else None
+
     async def open_session(
         self,
         session_id: str | None = None,
@@ -236,7 +228,9 @@ class Engine:
         enable: Iterable[str] = (),
         disable: Iterable[str] = (),
     ) -> SessionOpened:
-        """Continue `session_id`, or start a new session; apply --enable/--disable grants."""
+        """Continue `session_id`, or start a new, unsaved session; apply --enable/--disable
+        grants. Raises EngineError (nothing created or switched) for an invalid or unknown
+        session id, a corrupt session file (moved aside and announced), or an unknown skill."""
         enable, disable = list(enable), list(disable)
         for name in (*enable, *disable):  # before anything is created or switched
             if self.registry.get(name) is None:
@@ -246,12 +240,16 @@ class Engine:
                 validate_session_id(session_id)
             except ValueError as exc:
                 raise EngineError(str(exc)) from exc
+            seen = len(self.sessions.warnings)
             meta = self.sessions.load(session_id)
+            if meta is None and len(self.sessions.warnings) > seen:  # corrupt: moved aside
+                raise EngineError(f"session {session_id!r} cannot be opened: its file was "
+                                  "corrupt and has been moved aside")
             if meta is None:
                 raise EngineError(f"session {session_id!r} not found for user {self.user!r}")
             new = False
         else:
-            meta = self.sessions.create()
+            meta = self.sessions.provisional()
             new = True
         self._activate(meta)
         for name in enable:
@@ -266,6 +264,11 @@ class Engine:
         self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
 
     async def new_session(self) -> SessionMeta:
+        """Start a new (unsaved) session; an unsaved current one is simply kept."""
+        current = self.session
+        if current is not None and not current.saved:
+            current.id = self.sessions.next_id()  # another process may have taken the old one
+            return current
         await self.open_session()
         return self.require_session()
 
@@ -274,20 +277,30 @@ class Engine:
         return self.require_session()
 
     def list_sessions(self) -> list[SessionMeta]:
-        return self.sessions.list()
+        """Saved sessions, newest first, without empty ones (except the open session). An
+        unsaved open session is not in the list."""
+        keep = self.session.id if self.session is not None and self.session.saved else None
+        return self.sessions.list(keep=keep)
 
     def rename_session(self, session_id: str, title: str) -> SessionMeta:
+        """Set the title (blank clears it). An unsaved session keeps it in memory until saved."""
         meta = self.session if self.session and self.session.id == session_id else \
             self.sessions.load(session_id)
         if meta is None:
             raise EngineError(f"session {session_id!r} not found")
         meta.title = title.strip() or None
-        self.sessions.save(meta)
+        if meta.saved:
+            self.sessions.save(meta)
         return meta
 
     async def delete_session(self, session_id: str) -> SessionMeta | None:
-        """Delete a session and its checkpoints. Deleting the open one opens a new one,
-        which is returned."""
+        """Delete a session and its checkpoints (its id is never handed out again). Deleting
+        the open one opens a new, unsaved one, which is returned; deleting the open unsaved
+        session just starts afresh (nothing was on disk)."""
+        current = self.session
+        if current is not None and current.id == session_id and not current.saved:
+            await self.open_session()
+            return self.require_session()
         if not self.sessions.exists(session_id):
             raise EngineError(f"session {session_id!r} not found")
         await self._saver.adelete_thread(session_id)
@@ -297,6 +310,10 @@ class Engine:
         return None
 
     async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
+        """The history of `session_id` (default: the open session; [] while it is unsaved)."""
+        current = self.session
+        if current is not None and not current.saved and session_id in (None, current.id):
+            return []
         state = await self._graph.aget_state(self._config(session_id))
         return list(state.values.get("messages", [])) if state and state.values else []
 
@@ -315,6 +332,8 @@ class Engine:
         With `partial_reply` (text streamed before an interruption) the turn is closed by an
         AI message keeping what arrived, marked as interrupted.
         """
+        if not self.session_saved:
+            return False  # no history yet
         config = self._config()
         state = await self._graph.aget_state(config)
         history = list(state.values.get("messages", [])) if state and state.values else []
@@ -333,7 +352,8 @@ class Engine:
     # ----------------------------------------------------------------- turns
     async def take_last_turn(self) -> str:
         """Remove the last user turn (its message and everything after) from the history and
-        return its text, so `/retry` can run it again."""
+        return its text, so `/retry` can run it again. The turn is un-counted, its tokens stay
+        spent and join the next turn's token_log entry (see `agent.accounting`)."""
         history = await self.messages()
         index = next((i for i in range(len(history) - 1, -1, -1)
                       if isinstance(history[i], HumanMessage)), None)
@@ -345,8 +365,7 @@ class Engine:
         else:
             await self._graph.aupdate_state(self._config(), {"messages": replace_all(
                 history[:index])}, as_node="agent")
-        meta.turns = max(0, meta.turns - 1)  # the retry counts it again; tokens stay spent
-        self.sessions.save(meta)
+        take_back_turn(self.sessions, meta)
         return message_text(history[index])
 
     async def retry_turn(self, *, approver: Approver | None = None
@@ -359,8 +378,16 @@ class Engine:
     async def run_turn(self, text: str, *, approver: Approver | None = None
                        ) -> AsyncIterator[TurnEvent]:
         """Run one user turn, yielding events. Never raises for engine/provider failures: they
-        become a `TurnError` event. Cancellation leaves a valid history."""
+        become a `TurnError` event. Cancellation leaves a valid history. An unsaved session is
+        saved first (`persist_session`; its id may change). The tokens of every completed model
+        call are counted, however the turn ends."""
         meta = self.require_session()
+        if not meta.saved:
+            try:
+                self.persist_session()
+            except OSError as exc:
+                yield TurnError(message=f"could not create the session file: {exc}")
+                return
         await self.repair_session()
         context = AgentContext(
             model=self.model,
@@ -371,10 +398,10 @@ class Engine:
         )
         streamed: list[str] = []  # text of the model call in progress
         used_in = used_out = 0
-        finished = False
+        asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
         try:
             async for mode, data in self._graph.astream(
-                {"messages": [HumanMessage(content=text)]},
+                {"messages": [asked]},
                 self._config(),
                 context=context,
                 stream_mode=["messages", "updates", "custom"],
@@ -389,26 +416,27 @@ class Engine:
                         used_out += event.output_tokens
                     yield event
             reply = final_reply(await self.messages())
-            finished = True
             yield TurnDone(text=message_text(reply) if reply is not None else "")
         except (asyncio.CancelledError, GeneratorExit):
-            await self._close_interrupted("".join(streamed))
+            used_in, used_out = await self._close_interrupted(
+                "".join(streamed), asked.id, (used_in, used_out))
             raise
         except Exception as exc:  # provider, tool plumbing, anything: the app goes on
-            await self._close_interrupted("".join(streamed))
+            used_in, used_out = await self._close_interrupted(
+                "".join(streamed), asked.id, (used_in, used_out))
             yield TurnError(message=describe_error(exc))
         finally:
-            self._account(meta, text, used_in, used_out, finished)
+            record_turn(self.sessions, meta, text, used_in, used_out)
 
-    async def _close_interrupted(self, partial: str) -> None:
+    async def _close_interrupted(self, partial: str, asked_id: str | None,
+                                 used: tuple[int, int]) -> tuple[int, int]:
+        """Repair the history of a turn that did not finish; return its spent tokens, counting
+        a call that completed (and was checkpointed) just before its usage event got out."""
         try:
             await self.repair_session(partial_reply=partial)
+            seen = usage_after(await self.messages(), asked_id or "")
         except Exception:  # noqa: BLE001 - repair runs again before the next turn
-            pass
-
-    def _account(self, meta: SessionMeta, text: str, used_in: int, used_out: int,
-                 finished: bool) -> None:
-        if meta.title is None and text.strip():
-            first_line = text.strip().splitlines()[0]
-            meta.title = first_line[:TITLE_CHARS] + ("…" if len(first_line) > TITLE_CHARS else "")
-        self.sessions.record_turn(meta, used_in, used_out)
+            return used
+        if seen is None:
+            return used
+        return max(used[0], seen[0]), max(used[1], seen[1])

@@ -10,6 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .recovery import announce
+
 __all__ = ["FILE_MODE", "move_aside", "read_json", "write_json_atomic"]
 
 FILE_MODE = 0o600
@@ -68,15 +70,25 @@ def read_json(
     on_corrupt: Callable[[str], None],
     expect: type | tuple[type, ...] = dict,
     label: str = "file",
+    logs_dir: Path | None = None,
 ) -> Any | None:
-    """Parse ``path``; missing → None; unreadable/invalid/not ``expect`` → moved aside, warned, None."""
+    """Parse ``path``; missing → None; unreadable/invalid/not ``expect`` → moved aside, warned, None.
+
+    Every problem is also announced on the recovery bus (log file + listeners) the moment it is
+    found, with the same text ``on_corrupt`` gets; ``logs_dir`` says which log file.
+    """
     path = Path(path)
+
+    def report(message: str) -> None:
+        on_corrupt(message)
+        announce(message, logs_dir=logs_dir)
+
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
     except IsADirectoryError:
-        on_corrupt(f"{label} {path.name} is a directory, not a file; ignoring it")
+        report(f"{label} {path.name} is a directory, not a file; ignoring it")
         return None
     except OSError as exc:
         problem = f"could not be read ({exc.strerror or exc})"
@@ -92,7 +104,7 @@ def read_json(
     try:
         target = move_aside(path)
     except OSError as exc:
-        on_corrupt(f"{label} {path.name} {problem} and could not be moved aside ({exc}); ignoring it")
+        report(f"{label} {path.name} {problem} and could not be moved aside ({exc}); ignoring it")
         return None
-    on_corrupt(f"{label} {path.name} {problem} and was moved to {target.name}; starting fresh")
+    report(f"{label} {path.name} {problem} and was moved to {target}; starting fresh")
     return None

@@ -57,7 +57,8 @@ class MemoryStore:
         return self.paths.memory_file(self.user)
 
     def _read(self) -> dict[str, Any]:
-        data = read_json(self.path, on_corrupt=self.warnings.append, label="memory file")
+        data = read_json(self.path, on_corrupt=self.warnings.append, label="memory file",
+                         logs_dir=self.paths.logs_dir)
         if data is None:
             data = {}
         if not isinstance(data.get("entries"), list):

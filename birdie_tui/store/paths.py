@@ -5,6 +5,7 @@ The layout under ``$BIRDIE_HOME`` (default ``~/.birdie``) matches Birdie 0.1.5::
     sessions/<user>/checkpoints.db      LangGraph AsyncSqliteSaver (thread_id = session id)
     sessions/<user>/memory.json         user-scoped long-term memory
     sessions/<user>/<session-id>.json   session metadata
+    sessions/<user>/<session-id>.deleted  empty tombstone: that id is never handed out again
     settings.json                       (override: $BIRDIE_SETTINGS_FILE)
     logs/
     skills/                             user skills

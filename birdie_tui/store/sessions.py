@@ -1,7 +1,10 @@
 """Session metadata files (``sessions/<user>/<YYYY-MM-DD_N>.json``): ids, load/save, listing, delete.
 
 History itself lives in ``checkpoints.db`` (LangGraph, thread_id = session id); this module only
-touches that database to drop a deleted session's rows, with plain sqlite3.
+reads that database's thread ids and drops a deleted session's rows, with plain sqlite3.
+
+Ids are never reused: deleting a session leaves an empty ``<id>.deleted`` tombstone that id
+allocation counts (Birdie 0.1.5 only reads ``<id>.json`` and never sees it).
 """
 
 from __future__ import annotations
@@ -19,15 +22,16 @@ from typing import Any
 from .jsonio import FILE_MODE, read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
 
-__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta", "SessionStore"]
+__all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore"]
 
 TOKEN_LOG_LIMIT = 200
 _SESSION_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d+)\.json$")
+TOMBSTONE_SUFFIX = ".deleted"
 # A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
 _IN_FLIGHT_SECONDS = 30.0
 _KNOWN_KEYS = (
     "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
-    "title", "input_tokens", "output_tokens", "token_log",
+    "title", "input_tokens", "output_tokens", "token_log", "retry_carry",
 )
 
 
@@ -85,6 +89,15 @@ class SessionMeta:
     output_tokens: int = 0
     token_log: list[dict[str, int]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    # Tokens of a turn taken back by /retry, counted in the totals, not yet in token_log.
+    retry_carry: dict[str, int] | None = None
+    # False for a new session not yet written (its id is provisional); never stored on disk.
+    saved: bool = True
+
+    @property
+    def is_empty(self) -> bool:
+        """No turn and no title: nothing to miss (the checkpoint history may still disagree)."""
+        return self.turns == 0 and self.title is None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -101,6 +114,8 @@ class SessionMeta:
         data["input_tokens"] = self.input_tokens
         data["output_tokens"] = self.output_tokens
         data["token_log"] = [dict(e) for e in self.token_log[-TOKEN_LOG_LIMIT:]]
+        if self.retry_carry:
+            data["retry_carry"] = dict(self.retry_carry)
         return data
 
     @classmethod
@@ -117,6 +132,7 @@ class SessionMeta:
         title = data.get("title")
         file_id = data.get("id") if isinstance(data.get("id"), str) else ""
         file_user = data.get("user_id") if isinstance(data.get("user_id"), str) else ""
+        carry = data.get("retry_carry")
         return cls(
             id=id or file_id,
             user_id=user_id or file_user,
@@ -129,6 +145,7 @@ class SessionMeta:
             input_tokens=_as_int(data.get("input_tokens")),
             output_tokens=_as_int(data.get("output_tokens")),
             token_log=_as_token_log(data.get("token_log")),
+            retry_carry=_as_token_log([carry])[0] if isinstance(carry, dict) else None,
             extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
         )
 
@@ -148,9 +165,11 @@ class SessionStore:
     # -- ids -----------------------------------------------------------------------------------
 
     def _taken_numbers(self, day: str) -> set[int]:
-        """N values already used on ``day``: session files, moved-aside files, checkpoint threads."""
+        """N values already used on ``day``: session files, moved-aside files, tombstones of
+        deleted sessions, checkpoint threads."""
         taken: set[int] = set()
-        name_re = re.compile(rf"^{re.escape(day)}_(\d+)\.json(?:\.corrupt-.*)?$")
+        name_re = re.compile(
+            rf"^{re.escape(day)}_(\d+)(?:\.json(?:\.corrupt-.*)?|{re.escape(TOMBSTONE_SUFFIX)})$")
         try:
             names = os.listdir(self.user_dir)
         except FileNotFoundError:
@@ -185,8 +204,36 @@ class SessionStore:
                 out.add(int(n))
         return out
 
-    def create(self, today: date | None = None) -> SessionMeta:
-        """Allocate ``YYYY-MM-DD_N`` (N = highest taken + 1) by exclusively creating its JSON file."""
+    def _checkpoint_threads(self) -> set[str] | None:
+        """Every thread id in checkpoints.db (one indexed query); None if it cannot be read."""
+        db = self.paths.checkpoints_db(self.user)
+        if not db.exists():
+            return set()
+        try:
+            conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=1)
+            try:
+                rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return None
+        return {str(thread_id) for (thread_id,) in rows}
+
+    def next_id(self, today: date | None = None) -> str:
+        """The id `create` would hand out now (nothing is reserved: another process may take it)."""
+        day = (today or date.today()).isoformat()
+        return f"{day}_{max(self._taken_numbers(day), default=0) + 1}"
+
+    def provisional(self, today: date | None = None) -> SessionMeta:
+        """A new session that exists only in memory (``saved`` False) until `create` writes it."""
+        return SessionMeta(id=self.next_id(today), user_id=self.user, saved=False)
+
+    def create(self, today: date | None = None, meta: SessionMeta | None = None) -> SessionMeta:
+        """Allocate ``YYYY-MM-DD_N`` (N = highest taken + 1) by exclusively creating its JSON file.
+
+        With ``meta`` (a provisional session), that object is written and returned, its ``id``
+        and timestamps replaced by the ones allocated now.
+        """
         day = (today or date.today()).isoformat()
         self.paths.ensure_user_dir(self.user)
         n = max(self._taken_numbers(day), default=0) + 1
@@ -199,13 +246,17 @@ class SessionStore:
                 n += 1
                 continue
             now = _now()
-            meta = SessionMeta(id=sid, user_id=self.user, created_at=now, updated_at=now)
+            if meta is None:
+                meta = SessionMeta(id=sid, user_id=self.user)
+            meta.id, meta.user_id = sid, self.user
+            meta.created_at = meta.updated_at = now
             payload = (json.dumps(meta.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
             try:
                 os.write(fd, payload)
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            meta.saved = True
             return meta
 
     # -- reading -------------------------------------------------------------------------------
@@ -222,7 +273,8 @@ class SessionStore:
             return None
         if st.st_size == 0 and time.time() - st.st_mtime < _IN_FLIGHT_SECONDS:
             return None
-        data = read_json(path, on_corrupt=self.warnings.append, label="session file")
+        data = read_json(path, on_corrupt=self.warnings.append, label="session file",
+                         logs_dir=self.paths.logs_dir)
         if data is None:
             return None
         return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
@@ -235,21 +287,33 @@ class SessionStore:
         ids = [name[: -len(".json")] for name in names if _SESSION_FILE_RE.match(name)]
         return sorted(ids, key=_sort_key, reverse=True)
 
-    def list(self) -> list[SessionMeta]:
-        """All readable sessions, newest first (by date, then N numerically)."""
-        metas = []
-        for sid in self._ids_newest_first():
-            meta = self.load(sid)
-            if meta is not None:
-                metas.append(meta)
-        return metas
+    def list(self, include_empty: bool = False, *, keep: str | None = None) -> list[SessionMeta]:
+        """Readable sessions, newest first (by date, then N numerically). Empty ones (no turn,
+        no title, no history) are left out unless ``include_empty``, or their id is ``keep``."""
+        metas = [m for m in map(self.load, self._ids_newest_first()) if m is not None]
+        if include_empty or not any(m.is_empty and m.id != keep for m in metas):
+            return metas
+        threads = self._checkpoint_threads()  # only read when some file looks empty
+        return [m for m in metas if m.id == keep or not self._is_empty(m, threads)]
 
-    def latest(self) -> SessionMeta | None:
+    def latest(self, include_empty: bool = False) -> SessionMeta | None:
+        """The newest readable session (by id), skipping empty ones unless ``include_empty``."""
+        threads: set[str] | None = None
         for sid in self._ids_newest_first():
             meta = self.load(sid)
-            if meta is not None:
-                return meta
+            if meta is None:
+                continue
+            if not include_empty and meta.is_empty:
+                threads = self._checkpoint_threads() if threads is None else threads
+                if self._is_empty(meta, threads):
+                    continue
+            return meta
         return None
+
+    @staticmethod
+    def _is_empty(meta: SessionMeta, threads: set[str] | None) -> bool:
+        # An unreadable database: keep the session listed rather than hide a conversation.
+        return meta.is_empty and threads is not None and meta.id not in threads
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -261,13 +325,16 @@ class SessionStore:
         meta.updated_at = _now()
         write_json_atomic(path, meta.to_dict())
 
-    def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int) -> SessionMeta:
-        """Count one finished turn and its token usage, then save."""
+    def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int, *,
+                    carried: tuple[int, int] = (0, 0)) -> SessionMeta:
+        """Count one turn and its token usage, then save. ``carried`` tokens (of a turn taken
+        back for a retry) are already in the totals: they only join this turn's log entry."""
         inp, out = _as_int(input_tokens), _as_int(output_tokens)
         meta.turns += 1
         meta.input_tokens += inp
         meta.output_tokens += out
-        meta.token_log.append({"input": inp, "output": out})
+        meta.token_log.append({"input": inp + _as_int(carried[0]),
+                               "output": out + _as_int(carried[1])})
         del meta.token_log[:-TOKEN_LOG_LIMIT]
         self.save(meta)
         return meta
@@ -283,15 +350,25 @@ class SessionStore:
         """Drop the session's checkpoint rows, then its JSON. True if a JSON file was removed.
 
         Rows go first: if the database stays locked the error propagates and the JSON is kept,
-        so the id is never reused with stale history attached.
+        so the id is never reused with stale history attached. A tombstone is written before the
+        JSON goes, so the id is never handed out again (an export or ``--session-id`` of the old
+        id must not reach a different conversation).
         """
         path = self.paths.session_file(self.user, session_id)
         self._delete_checkpoint_rows(session_id)
+        self._write_tombstone(session_id)
         try:
             path.unlink()
         except FileNotFoundError:
             return False
         return True
+
+    def _write_tombstone(self, session_id: str) -> None:
+        tomb = self.paths.session_file(self.user, session_id).with_suffix(TOMBSTONE_SUFFIX)
+        self.paths.ensure_user_dir(self.user)
+        fd = os.open(tomb, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+        os.fsync(fd)
+        os.close(fd)
 
     def _delete_checkpoint_rows(self, session_id: str) -> None:
         db = self.paths.checkpoints_db(self.user)

@@ -31,7 +31,8 @@ def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:
     """The saved settings and any warnings; defaults when the file is missing or unusable."""
     warnings: list[str] = []
     path = paths.settings_file
-    data = read_json(path, on_corrupt=warnings.append, label="settings file")
+    data = read_json(path, on_corrupt=warnings.append, label="settings file",
+                     logs_dir=paths.logs_dir)
     if data is None:
         return Settings(), warnings
     known = {k: v for k, v in data.items() if k in Settings.model_fields}
@@ -55,7 +56,8 @@ def save_settings(paths: BirdiePaths, settings: Settings) -> None:
     """Write ``settings`` atomically, keeping unknown keys already in the file."""
     path = paths.settings_file
     ensure_dir(path.parent)
-    existing: Any = read_json(path, on_corrupt=lambda _msg: None)
+    existing: Any = read_json(path, on_corrupt=lambda _msg: None, label="settings file",
+                                logs_dir=paths.logs_dir)
     data = dict(existing) if isinstance(existing, dict) else {}
     data.update(settings.model_dump(mode="json"))
     write_json_atomic(path, data)

@@ -90,6 +90,7 @@ async def test_a_broken_new_file_is_an_error_not_a_skill(engine, skills_dir):
 
 
 async def test_grants_survive_reloads(engine, skills_dir, isolated_home):
+    engine.persist_session()  # a saved session writes each grant as it changes
     engine.set_skill_enabled("Echoer", False)
     engine.set_skill_enabled("Quiet", True)  # off by default, on for this session
     echoer = skills_dir / "echoer" / "SKILL.MD"

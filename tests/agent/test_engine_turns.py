@@ -221,7 +221,8 @@ async def test_delete_session_removes_checkpoints(engine):
     await collect(engine, "first")
     sid = engine.session.id
     replacement = await engine.delete_session(sid)
-    # The open session was deleted: a fresh, empty one replaces it (its id may be reused).
+    # The open session was deleted: a fresh, unsaved one replaces it, under a new id.
     assert replacement is not None and engine.session is replacement
     assert replacement.turns == 0 and await engine.messages() == []
-    assert [m.id for m in engine.list_sessions()] == [replacement.id]
+    assert not engine.session_saved and replacement.id != sid
+    assert engine.list_sessions() == []

@@ -30,10 +30,10 @@ EVENT_KEYS = {
 }
 
 
-def check_contract(proc) -> list[dict]:
-    """Exit 0, no traceback, every line one JSON object with `type` first and exactly the
-    keys of its event type."""
-    assert proc.returncode == 0, proc.stderr
+def check_contract(proc, code: int = 0) -> list[dict]:
+    """Exit `code` (0), no traceback, every line one JSON object with `type` first and exactly
+    the keys of its event type."""
+    assert proc.returncode == code, proc.stderr
     assert "Traceback" not in proc.stderr
     for line in proc.stdout.splitlines():
         assert line.startswith('{"type": '), line
@@ -76,12 +76,13 @@ def test_print_text_mode_prints_the_reply(isolated_home):
     proc = run_cli(isolated_home, "--print", "hello")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == ""
     assert "hello" in proc.stdout
     assert not proc.stdout.lstrip().startswith("{")  # text, not events
 
-    # The reply printed is exactly the assistant message stored in the new session.
+    # The reply printed is exactly the assistant message stored in the new session, and
+    # stderr says exactly how to come back to it.
     [name] = session_files(isolated_home)
+    assert proc.stderr.splitlines() == [f"Resume this session: birdie-tui --session-id {name[:-5]}"]
     exported = run_cli(isolated_home, "sessions", "export", name[:-5], "--format", "json")
     assert exported.returncode == 0, exported.stderr
     messages = json.loads(exported.stdout)["messages"]
@@ -216,7 +217,12 @@ def test_approval_required_tool_is_denied_without_auto_approve(isolated_home, sk
     canary = tmp_path / "canary"
     proc = run_cli(isolated_home, "--print", _canary_message(canary),
                    "--output-format", "stream-json", "--skills-dir", str(skills))
-    events = check_contract(proc)
+    # Exit 3: the turn ended cleanly but a tool was refused; stderr names it and the flag.
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "birdie-tui: refused to run touch_file: it needs approval; "
+        "rerun with --auto-approve to allow it"]
+    events = check_contract(proc, code=3)
     seq = kinds(events)
     call, approval, result = (first(events, k) for k in ("tool_call", "approval", "tool_result"))
     assert seq.index("tool_call") < seq.index("approval") < seq.index("tool_result")
@@ -242,9 +248,21 @@ def test_approval_required_tool_runs_with_auto_approve(isolated_home, skills, tm
 def test_approval_in_text_mode_is_refused_too(isolated_home, skills, tmp_path):
     canary = tmp_path / "canary"
     proc = run_cli(isolated_home, "--print", _canary_message(canary), "--skills-dir", str(skills))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     assert "denied" in proc.stdout
     assert not canary.exists()
+    refusal, resume = proc.stderr.splitlines()
+    assert "touch_file" in refusal and "--auto-approve" in refusal
+    assert resume.startswith("Resume this session: birdie-tui --session-id ")
+    # The turn ended cleanly: the session continues with a valid history.
+    sid = resume.rsplit(" ", 1)[1]
+    again = run_cli(isolated_home, "--print", "and now?", "--session-id", sid,
+                    "--skills-dir", str(skills))
+    assert again.returncode == 0, again.stderr
+    exported = json.loads(run_cli(isolated_home, "sessions", "export", sid,
+                                  "--format", "json").stdout)
+    assert [m["role"] for m in exported["messages"]] == [
+        "user", "assistant", "tool", "assistant", "user", "assistant"]
 
 
 # ------------------------------------------------------------------------------- grants

@@ -160,6 +160,8 @@ def test_sessions_list_json_keys_and_numeric_order(isolated_home):
     assert [m.id for m in made] == [f"2024-05-06_{n}" for n in range(1, 12)]
     store.set_title(made[2], "third")
     store.record_turn(made[2], 10, 4)
+    for meta in [old, *made[:2], *made[3:]]:  # empty sessions are not listed
+        store.record_turn(meta, 0, 0)
 
     proc = run_cli(isolated_home, "sessions", "list", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -170,7 +172,7 @@ def test_sessions_list_json_keys_and_numeric_order(isolated_home):
     third = next(r for r in rows if r["id"] == "2024-05-06_3")
     assert third["title"] == "third"
     assert (third["turns"], third["input_tokens"], third["output_tokens"]) == (1, 10, 4)
-    assert rows[0]["title"] is None and rows[0]["turns"] == 0
+    assert rows[0]["title"] is None and rows[0]["turns"] == 1
 
     text = run_cli(isolated_home, "sessions", "list")
     assert text.returncode == 0
@@ -181,7 +183,8 @@ def test_sessions_list_json_keys_and_numeric_order(isolated_home):
 def test_sessions_list_empty_and_per_user(isolated_home):
     proc = run_cli(isolated_home, "sessions", "list", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout) == []
-    SessionStore(BirdiePaths(isolated_home), "alice").create()
+    alice = SessionStore(BirdiePaths(isolated_home), "alice")
+    alice.record_turn(alice.create(), 1, 1)
     assert json.loads(run_cli(isolated_home, "sessions", "list", "--json").stdout) == []
     rows = json.loads(run_cli(isolated_home, "sessions", "list", "--user", "alice",
                               "--json").stdout)

@@ -98,7 +98,7 @@ def test_corrupt_memory_moved_aside_and_app_continues(paths: BirdiePaths) -> Non
     mem = MemoryStore(paths, "alice")
     assert mem.entries() == []
     [warning] = mem.warnings
-    assert "memory file memory.json was corrupt" in warning and "moved to memory.json.corrupt-" in warning
+    assert "memory file memory.json was corrupt" in warning and "memory.json.corrupt-" in warning
     [aside] = list(paths.user_dir("alice").glob("memory.json.corrupt-*"))
     assert aside.read_text().startswith('{"user_id"')
     entry = mem.add("still works")

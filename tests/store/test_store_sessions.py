@@ -48,11 +48,11 @@ def test_numeric_ordering_newest_first(paths: BirdiePaths) -> None:
         store.create(DAY)
     store.create(date(2026, 4, 28))
     store.create(date(2026, 5, 1))
-    ids = [m.id for m in store.list()]
+    ids = [m.id for m in store.list(include_empty=True)]
     assert ids == (
         ["2026-05-01_1"] + [f"2026-04-29_{n}" for n in range(10, 0, -1)] + ["2026-04-28_1"]
     )
-    assert store.latest().id == "2026-05-01_1"
+    assert store.latest(include_empty=True).id == "2026-05-01_1"
     # After _9 the next id is _10, not _1 again or "_91".
     assert store.create(DAY).id == "2026-04-29_11"
 
@@ -178,7 +178,7 @@ def test_corrupt_session_moved_aside_and_others_still_listed(paths: BirdiePaths)
         store.create(DAY)
     bad = paths.session_file("alice", "2026-04-29_2")
     bad.write_text("{ truncated")
-    assert [m.id for m in store.list()] == ["2026-04-29_3", "2026-04-29_1"]
+    assert [m.id for m in store.list(include_empty=True)] == ["2026-04-29_3", "2026-04-29_1"]
     [warning] = store.warnings
     assert "2026-04-29_2.json" in warning and "corrupt" in warning and "moved to" in warning
     assert not bad.exists()
@@ -222,4 +222,4 @@ def test_delete_removes_json(paths: BirdiePaths) -> None:
     m1, m2 = store.create(DAY), store.create(DAY)
     assert store.delete(m1.id) is True
     assert not store.exists(m1.id) and store.exists(m2.id)
-    assert [m.id for m in store.list()] == [m2.id]
+    assert [m.id for m in store.list(include_empty=True)] == [m2.id]
