@@ -58,7 +58,7 @@ async def send(pilot, app, text):
 
 async def shoot() -> None:
     app = create_app(["--session-id", SID], cursor_blink=False)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(150, 40)) as pilot:
         await wait(pilot, lambda: app.engine is not None and app.ready.is_set())
         await send(pilot, app, "How do I copy my key to a remote server over ssh?")
         app.save_screenshot(str(HERE / "main.svg"))

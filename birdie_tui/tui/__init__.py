@@ -8,14 +8,16 @@ from typing import Any
 
 
 def create_app(argv: Sequence[str] = (), **options: Any) -> Any:
-    from birdie_tui.cli import main_parser
+    from birdie_tui.cli import parse_main_args
     from birdie_tui.tui.app import BirdieApp
 
-    args = main_parser().parse_args(list(argv))
+    args = parse_main_args(argv)
     return BirdieApp(args, **options)
 
 
 def run_app(argv: Sequence[str]) -> int:
     app = create_app(argv)
     result = app.run()
+    if app.resume_hint:
+        print(app.resume_hint)
     return result if isinstance(result, int) else 0

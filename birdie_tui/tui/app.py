@@ -22,7 +22,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from birdie_tui.tui import messages as m
+from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.commands import BirdieCommands
+from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.sessions import SessionControl
 from birdie_tui.tui.skill_watch import SkillWatch, one_line
@@ -36,7 +38,14 @@ from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.widgets.status_bar import StatusBar
 
-NARROW = 100  # below this many columns the side panels collapse
+# Widths at which the side panes fold so the chat keeps room to read as prose: the context
+# panel goes first, then the skills sidebar. Forced open (ctrl+b / ctrl+t), they shrink instead.
+FOLD_PANEL = 140
+FOLD_SIDEBAR = 110
+CHAT_MIN = 44
+SIDEBAR_WIDTH = 30
+PANEL_WIDTH = 38
+SIDE_MIN = 16
 DEFAULT_THEME = "birdie-dark"
 
 
@@ -48,12 +57,20 @@ class BirdieApp(App[int]):
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),
+        Binding("ctrl+o", "focus_skills", "Skills", id="app.focus_skills"),
+        Binding("pageup", "scroll_chat('page_up')", "Scroll up", id="app.chat_page_up",
+                show=False),
+        Binding("pagedown", "scroll_chat('page_down')", "Scroll down", id="app.chat_page_down",
+                show=False),
+        Binding("ctrl+up", "scroll_chat('up')", "Scroll up", id="app.chat_up", show=False),
+        Binding("ctrl+down", "scroll_chat('down')", "Scroll down", id="app.chat_down",
+                show=False),
         Binding("ctrl+pageup", "cycle_session(-1)", "Prev session", id="app.prev_session",
                 show=False),
         Binding("ctrl+pagedown", "cycle_session(1)", "Next session", id="app.next_session",
                 show=False),
-        Binding("ctrl+b", "toggle_sidebar", "Skills", id="app.toggle_sidebar"),
-        Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel"),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.toggle_sidebar", show=False),
+        Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel", show=False),
         Binding("ctrl+p", "command_palette", "Palette", id="app.palette", show=False),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
@@ -66,9 +83,12 @@ class BirdieApp(App[int]):
         self.cursor_blink = cursor_blink
         self.engine: Any = None
         self.settings: Any = None
+        self.settings_paths: Any = None
         self.ready = asyncio.Event()
         self.pending: list[str] = []  # typed before the engine was ready
         self.start_problem: str | None = None  # e.g. a missing API key (shown once booted)
+        self.booting = Boot(self)
+        self.resume_hint: str | None = None  # printed after exit: how to come back
         self.skill_marks: dict[str, str] = {}
         self.sessions = SessionControl(self)
         self.skill_watch = SkillWatch(self)
@@ -97,7 +117,10 @@ class BirdieApp(App[int]):
                     yield ContextPanel(id="context")
                 with TabPane("Tokens", id="tab-tokens"):
                     yield TokenPanel(id="tokens")
-        yield Footer()
+        yield Footer(compact=True)
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(id="_default")
 
     def on_mount(self) -> None:
         self.query_one(Composer).set_commands(SLASH_COMMANDS)
@@ -115,11 +138,27 @@ class BirdieApp(App[int]):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        narrow = width < NARROW
-        show_sidebar = self.sidebar_forced if self.sidebar_forced is not None else not narrow
-        show_panel = self.panel_forced if self.panel_forced is not None else not narrow
-        self.query_one(SkillSidebar).display = show_sidebar
-        self.query_one("#panels").display = show_panel
+        show_sidebar = self.sidebar_forced if self.sidebar_forced is not None \
+            else width >= FOLD_SIDEBAR
+        show_panel = self.panel_forced if self.panel_forced is not None else width >= FOLD_PANEL
+        sidebar, panel = self.query_one(SkillSidebar), self.query_one("#panels")
+        sidebar.display, panel.display = show_sidebar, show_panel
+        sidebar.styles.width, panel.styles.width = side_widths(width, show_sidebar, show_panel)
+
+    def action_focus_skills(self) -> None:
+        """The skill list from the keyboard: ↑/↓ move, space toggles, esc goes back."""
+        if not self.query_one(SkillSidebar).display:
+            self.sidebar_forced = True
+            self._apply_width(self.size.width)
+        self.query_one(SkillSidebar).focus_list()
+
+    def action_scroll_chat(self, how: str) -> None:
+        """Scroll the conversation without leaving the composer."""
+        chat = self.query_one(ChatLog)
+        if how in ("page_up", "page_down"):
+            getattr(chat, f"scroll_{how}")(animate=False)
+        else:
+            chat.scroll_relative(y=-3 if how == "up" else 3, animate=False)
 
     def action_toggle_sidebar(self) -> None:
         sidebar = self.query_one(SkillSidebar)
@@ -147,50 +186,57 @@ class BirdieApp(App[int]):
     def set_theme(self, name: str) -> bool:
         if name not in self.available_themes:
             return False
-        self.theme = name
-        if self.settings is not None:
+        self.theme = name  # saved by watch_theme
+        return True
+
+    def watch_theme(self, name: str) -> None:
+        """Every way of choosing a theme (/theme, our palette, Textual's theme picker) saves."""
+        if self.settings is not None and self.settings.theme != name:
             self.settings.theme = name
             self.save_settings()
-        return True
 
     def save_settings(self) -> None:
         from birdie_tui.store.settings import save_settings
 
         try:
-            save_settings(self.engine.paths, self.settings)
+            save_settings(self.settings_paths, self.settings)
         except OSError as exc:
             self.notify(f"could not save settings: {exc}", severity="error")
 
     # ------------------------------------------------------------------ engine boot
-    @work(group="engine-boot", exit_on_error=False)
-    async def boot(self) -> None:
+    @work(group="engine-boot", exclusive=True, exit_on_error=False)
+    async def boot(self, retry: bool = False) -> None:
         chat = self.query_one(ChatLog)
-        try:
-            # The heavy imports (LangGraph, LangChain) run off the UI loop, after first paint.
-            engine_mod = await asyncio.to_thread(importlib.import_module,
-                                                 "birdie_tui.agent.engine")
-            engine = self._make_engine(engine_mod)
-            await engine.start()
-            await self._load_settings(engine)
-            opened = await engine.open_session(self.args.session_id, enable=self.args.enable,
-                                               disable=self.args.disable)
-        except Exception as exc:  # noqa: BLE001 - shown, never fatal
-            chat.add_error(f"Birdie could not start: {one_line(exc)}")
+        self.query_one(StatusBar).update_status(
+            model="starting…", session_id="", title=None, context_tokens=0,
+            context_window=None, session_in=0, session_out=0, busy=True)
+        started = await self.booting.start(session_id=self.args.session_id, retry=retry)
+        if started is None:
+            chat.add_error(f"Birdie could not start: {self.booting.error}. What you type is "
+                           "kept. ctrl+n or /retry tries again · ctrl+q quits.")
             self.query_one(StatusBar).update_status(
                 model="not started", session_id="", title=None, context_tokens=0,
                 context_window=None, session_in=0, session_out=0, busy=False)
             return
+        engine, opened = started
         self.engine = engine
-        for warning in engine.sessions.warnings + engine.memory.warnings:
-            self.notify(warning, title="Recovered", severity="warning", timeout=10)
         await self.sessions.show_current(new=opened.new)
-        if self.start_problem:  # after show_current, which redraws the chat
+        for problem in self.booting.problems:  # after show_current, which redraws the chat
+            chat.add_error(problem)
+        if self.start_problem:
             chat.add_error(self.start_problem)
         self.ready.set()
         self.post_message(m.EngineReady())
         self.skill_watch.start()
 
-    def _make_engine(self, engine_mod: Any) -> Any:
+    def retry_boot(self) -> bool:
+        """After a failed start: try again with a new session. False if nothing failed."""
+        if not self.booting.failed:
+            return False
+        self.boot(retry=True)
+        return True
+
+    def make_engine(self, engine_mod: Any) -> Any:
         from birdie_tui.providers.config import ConfigError, ProviderConfig
 
         options = engine_mod.EngineOptions(
@@ -204,12 +250,15 @@ class BirdieApp(App[int]):
             options.provider = ProviderConfig(vendor="offline")
             return engine_mod.Engine(options)
 
-    async def _load_settings(self, engine: Any) -> None:
+    async def load_settings(self, engine: Any) -> None:
         from birdie_tui.store.settings import load_settings
 
         self.settings, warnings = load_settings(engine.paths)
+        self.settings_paths = engine.paths  # saving must not wait for the session to open
+        await asyncio.sleep(0)  # let announced recoveries arrive first: each is shown once
         for warning in warnings:
-            self.notify(warning, title="Settings", severity="warning")
+            if warning not in self.booting.heard:
+                self.notify(warning, title="Settings", severity="warning")
         self.query_one(ChatLog).set_tool_output_mode(self.settings.tool_output)
 
     def on_engine_ready(self, _: m.EngineReady) -> None:
@@ -250,13 +299,22 @@ class BirdieApp(App[int]):
         text = text.strip()
         if not text:
             return
+        # Whatever was just sent (message or command) and what it brings is shown, even if
+        # the user had scrolled up to read.
+        self.query_one(ChatLog).follow()
         if text.startswith("/"):
             self.run_slash(text)
             return
         if self.engine is None:
             self.pending.append(text)
-            self.query_one(ChatLog).add_notice("Starting up — your message will be sent "
-                                               "as soon as Birdie is ready.")
+            self.query_one(ChatLog).add_user(text)
+            if self.booting.failed:
+                self.query_one(ChatLog).add_notice(
+                    "Birdie is not running, so this waits: ctrl+n or /retry tries to start "
+                    "it again.")
+            else:
+                self.query_one(ChatLog).add_notice("Starting up — your message will be sent "
+                                                   "as soon as Birdie is ready.")
             return
         if self.turn_running:
             self.query_one(Composer).load_text(text)  # keep what they typed
@@ -267,8 +325,13 @@ class BirdieApp(App[int]):
 
     @work(group="slash", exit_on_error=False)
     async def run_slash(self, line: str) -> None:
-        if line.split()[0] not in ("/quit", "/help", "/clear"):
-            await self.ready.wait()
+        name = line.split()[0]
+        if name == "/retry" and self.retry_boot():
+            return
+        if name not in ("/quit", "/help", "/clear") and not await self.booting.wait():
+            self.notify(f"{name} needs Birdie running: ctrl+n or /retry starts it again.",
+                        severity="warning")
+            return
         try:
             await self.slash.run(line)
         except Exception as exc:  # noqa: BLE001 - a command failure is a message
@@ -335,6 +398,10 @@ class BirdieApp(App[int]):
         return True
 
     async def action_cancel_turn(self) -> None:
+        composer = self.query_one(Composer)
+        if self.screen is self.screen_stack[0] and self.focused is not composer:
+            composer.focus()  # esc leaves the skill list (or a tool block) first
+            return
         if await self.cancel_turn():
             self.notify("Turn cancelled.", timeout=2)
 
@@ -418,14 +485,34 @@ class BirdieApp(App[int]):
         self.sessions.open_browser()
 
     def action_new_session(self) -> None:
+        if self.engine is None:
+            if not self.retry_boot():
+                self.notify("Still starting up…", timeout=2)
+            return
         self.sessions.run(self.sessions.new())
 
     def action_cycle_session(self, step: int) -> None:
         self.sessions.run(self.sessions.cycle(step))
 
     async def on_unmount(self) -> None:
+        self.booting.stop_listening()
         if self.engine is not None:
+            self.resume_hint = self.sessions.resume_hint()
             await self.engine.aclose()
+
+
+def side_widths(width: int, show_sidebar: bool, show_panel: bool) -> tuple[int, int]:
+    """Side pane widths that leave the chat at least `CHAT_MIN` columns when it can."""
+    sidebar, panel = SIDEBAR_WIDTH, PANEL_WIDTH
+    spare = width - CHAT_MIN
+    if show_sidebar and show_panel and sidebar + panel > spare:
+        sidebar = max(SIDE_MIN, spare * SIDEBAR_WIDTH // (SIDEBAR_WIDTH + PANEL_WIDTH))
+        panel = max(SIDE_MIN, spare - sidebar)
+    elif show_sidebar and not show_panel:
+        sidebar = max(SIDE_MIN, min(sidebar, spare))
+    elif show_panel and not show_sidebar:
+        panel = max(SIDE_MIN, min(panel, spare))
+    return sidebar, panel
 
 
 def _saved_theme(environ: Mapping[str, str]) -> str | None:

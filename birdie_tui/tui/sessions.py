@@ -52,7 +52,8 @@ class SessionControl:
         app = self.app
         chat = app.query_one(ChatLog)
         await chat.clear_log()
-        items = [message_to_dict(msg) for msg in await self.engine.messages()]
+        history = await self.engine.messages()
+        items = [message_to_dict(msg) for msg in history]
         if items:
             await chat.replay(items)
         else:
@@ -60,7 +61,7 @@ class SessionControl:
         app.query_one(Composer).set_history(
             [item["content"] for item in items if item["role"] == "user"])
         app.calls = last_turn_calls(items)  # the context figure of where this session left off
-        app.query_one(ContextPanel).clear()
+        app.query_one(ContextPanel).show(last_turn_injection(self.engine, history))
         app.refresh_skills()
         app.refresh_status(busy=False)
 
@@ -82,11 +83,13 @@ class SessionControl:
         if self.engine is None:
             return
         ids = [meta.id for meta in self.engine.list_sessions()]
+        current = self.engine.session.id
+        if current not in ids:
+            ids.insert(0, current)  # a new session with nothing sent yet: the newest
         if len(ids) < 2:
             self.app.notify("No other session yet — ctrl+n starts one.", timeout=2)
             return
-        current = self.engine.session.id
-        index = ids.index(current) if current in ids else 0
+        index = ids.index(current)
         await self.switch(ids[(index + step) % len(ids)])
         self.app.notify(f"Session {self.engine.session.id}", timeout=1.5)
 
@@ -108,6 +111,17 @@ class SessionControl:
 
         self.app.push_screen(SessionBrowser(self), chosen)
 
+    def resume_hint(self) -> str | None:
+        """The command that comes back to this session (printed after the app exits); None
+        when nothing was ever sent in it (an unsent session leaves nothing on disk)."""
+        from birdie_tui.resume import resume_command
+
+        engine = self.engine
+        meta = engine.session if engine is not None else None
+        if meta is None or not engine.session_saved:
+            return None
+        return f"Resume this session: {resume_command(meta.id, user=self.app.args.user)}"
+
     # ------------------------------------------------------------ SessionActions (browser)
     def session_rows(self) -> list[SessionRow]:
         return session_rows(self.engine)
@@ -124,6 +138,31 @@ class SessionControl:
         if replacement is not None:
             await self.show_current(new=True)
         self.app.notify(f"Deleted session {session_id}", timeout=2)
+
+
+def memory_notes(engine: Any) -> list[str]:
+    return [entry.content for entry in engine.memory.entries()]
+
+
+def last_turn_injection(engine: Any, history: list[Any]) -> Any:
+    """What the session's last turn put in the prompt, rebuilt from its history with the
+    skills and memory in force now (so a resumed session does not show an empty panel)."""
+    from langchain_core.messages import HumanMessage
+
+    from birdie_tui.agent.history import message_text
+    from birdie_tui.agent.prompt import build_system_prompt
+    from birdie_tui.agent.skill_tools import loaded_skill_names
+    from birdie_tui.tui.view_models import InjectionView
+    from birdie_tui.tui.views import injection_view
+
+    last = next((m for m in reversed(history) if isinstance(m, HumanMessage)), None)
+    if last is None:
+        return InjectionView(memory=memory_notes(engine))
+    allowed = engine.toolbox.allowed_skills()
+    _, report = build_system_prompt(
+        allowed, message_text(last), loaded=loaded_skill_names(history),
+        memory=memory_notes(engine), tools_by_tag=engine.toolbox.tools_by_tag(allowed))
+    return injection_view(report)
 
 
 def last_turn_calls(items: list[dict]) -> list[tuple[int, int]]:

@@ -104,7 +104,14 @@ class SlashCommands:
         if not rest:
             raise UsageError("usage: /remember <text>")
         entry = self.engine.memory.add(rest)
+        self._memory_changed()
         self.app.notify(f"Remembered ({entry.id}).", timeout=2)
+
+    def _memory_changed(self) -> None:
+        from birdie_tui.tui.sessions import memory_notes
+        from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
+
+        self.app.query_one(ContextPanel).set_memory(memory_notes(self.engine))
 
     async def cmd_memory(self, args: list[str], rest: str) -> None:
         sub = args[0].lower() if args else "list"
@@ -119,6 +126,7 @@ class SlashCommands:
             entry = self.engine.memory.delete(args[1])
             if entry is None:
                 raise UsageError(f"no memory entry {args[1]!r} — /memory lists them")
+            self._memory_changed()
             self.app.notify(f"Forgot: {entry.content}", timeout=3)
         else:
             raise UsageError("usage: /memory [list] | /memory delete <id or number>")
@@ -184,7 +192,12 @@ class SlashCommands:
         elif sub == "switch" and len(args) == 2:
             await sessions.switch(args[1])
         elif sub == "delete" and len(args) == 2:
-            await sessions.delete_session(args[1])
+            from birdie_tui.tui.screens.confirm import ConfirmScreen
+
+            # Typed commands get the same deliberate, keep-by-default question as the browser.
+            question = f"Delete session {args[1]}? This removes its history."
+            if await self.app.push_screen_wait(ConfirmScreen(question)):
+                await sessions.delete_session(args[1])
         elif sub == "list":
             rows = sessions.session_rows()
             self.say("\n".join(f"- {'●' if r.current else '○'} `{r.id}` {r.title} · "

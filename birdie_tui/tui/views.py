@@ -89,7 +89,12 @@ def session_title(meta: Any) -> str:
 
 
 def session_rows(engine: Any) -> list[SessionRow]:
+    """The browser's rows, newest first; the open session is always there, even before its
+    first message has put it on disk."""
     current = engine.session.id if engine.session else None
+    metas = list(engine.list_sessions())
+    if engine.session is not None and all(meta.id != current for meta in metas):
+        metas.insert(0, engine.session)
     return [
         SessionRow(
             id=meta.id,
@@ -100,7 +105,7 @@ def session_rows(engine: Any) -> list[SessionRow]:
             output_tokens=meta.output_tokens,
             current=meta.id == current,
         )
-        for meta in engine.list_sessions()
+        for meta in metas
     ]
 
 

@@ -4,7 +4,8 @@ Keys are plain (non-priority) bindings with ids, so they run in key order: a pri
 runs when the key arrives, before earlier keys of the same burst (fast typing, a paste) have
 reached the text — Enter would then send half a message. TextArea inserts a newline for Enter
 before bindings are looked at, so Enter is taken in `_on_key`. ↑/↓ away from the first/
-last line move the cursor as usual; Tab on plain text raises `SkipAction` so focus moves on.
+last line move the cursor as usual; Tab in an empty composer moves focus on, and does nothing in
+a half-written message (the keys after it must not land elsewhere).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class Composer(TextArea):
         Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False),
         Binding("down", "history_next", "Next", id="composer.history_next", show=False),
         Binding("tab", "complete", "Complete", id="composer.complete", show=False),
+        # PageUp/PageDown scroll the conversation (the app's bindings), not this small box.
+        Binding("pageup,pagedown", "pass_to_app", show=False, id="composer.pass_page"),
     ]
 
     class _Text(Message):
@@ -164,8 +167,13 @@ class Composer(TextArea):
             return []
         return [command for command in self._commands if command.startswith(text)]
 
+    def action_pass_to_app(self) -> None:
+        raise SkipAction()
+
     def action_complete(self) -> None:
         text = self.text
+        if text.strip() and not text.startswith("/"):
+            return  # mid-message: Tab must not carry the next keys (and Enter) elsewhere
         if not text.startswith("/") or "\n" in text:
             raise SkipAction()  # Tab moves focus as usual
         if self._cycle and text == self._cycle_text:

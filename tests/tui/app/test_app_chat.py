@@ -60,11 +60,12 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
         await pilot.click(options, offset=(2, index))
         await wait_for(pilot, lambda: app.engine.is_enabled(app.engine.registry.get("Quiet")))
         sid = app.engine.session.id
-        data = json.loads((isolated_home / "sessions" / "tester" / f"{sid}.json").read_text())
-        assert data["enabled_skills"] == ["Quiet"]
+        session_file = isolated_home / "sessions" / "tester" / f"{sid}.json"
+        assert not session_file.exists()  # nothing sent yet: the grant waits in memory
         await send(pilot, app, "call hush")
         await wait_turn(pilot, app)
         assert app.query_one(ToolBlock).name == "hush"
+        assert json.loads(session_file.read_text())["enabled_skills"] == ["Quiet"]
         # and off again: the next turn cannot call it
         await pilot.click(options, offset=(2, index))
         await wait_for(pilot, lambda: not app.engine.is_enabled(app.engine.registry.get("Quiet")))

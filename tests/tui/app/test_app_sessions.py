@@ -60,8 +60,8 @@ async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
 
 
 async def test_grants_restored_when_switching(make_app, isolated_home):
-    write_session(isolated_home, "2026-01-02_1", enabled=["Quiet"], disabled=["Echoer"])
-    write_session(isolated_home, "2026-01-02_2")
+    write_session(isolated_home, "2026-01-02_1", enabled=["Quiet"], disabled=["Echoer"], turns=1)
+    write_session(isolated_home, "2026-01-02_2", turns=1)
     app = make_app("--session-id", "2026-01-02_2")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -83,9 +83,9 @@ async def test_delete_current_session_from_browser(make_app, isolated_home):
         await wait_turn(pilot, app)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen")
-        await pilot.press("y")
+        await pilot.press("tab", "enter")  # Keep is the default: Delete takes a deliberate move
         await wait_for(pilot, lambda: app.engine.session.turns == 0)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, SessionBrowser))
@@ -159,3 +159,44 @@ async def test_switching_back_restores_the_context_figure(make_app):
         await pilot.press("ctrl+pagedown")
         await wait_for(pilot, lambda: app.engine.session.id == first)
         await wait_for(pilot, lambda: status.context_tokens == context)
+
+
+async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app, monkeypatch):
+    """Esc after a tool round keeps that call's tokens; two /retry runs leave one turn. The
+    status bar, the token panel, the session file and `sessions list` all agree."""
+    from birdie_tui.headless import session_row
+
+    from birdie_tui.tui import messages as m
+
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "30")
+    app = make_app()
+    seen = []
+    async with app.run_test(size=(150, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, 'call echo_text {"text": "' + "long " * 40 + '"}')
+        # the tool ran (first model call done), the summary is still streaming
+        await wait_for(pilot, lambda: app.reply is not None and len(app.reply.text) > 10)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.turn_running)
+        meta = app.engine.session
+        assert meta.turns == 1 and meta.input_tokens > 0
+        spent_in = meta.input_tokens
+        status = app.query_one("#status")
+        await wait_for(pilot, lambda: status.session_in == spent_in)
+
+        app.engine.model.tokens_per_second = None
+        for attempt in (1, 2):
+            await send(pilot, app, "/retry")
+            await wait_for(pilot, lambda: sum(isinstance(x, m.TurnFinished)
+                                              for x in seen) == attempt)
+            await wait_turn(pilot, app)
+        meta = app.engine.session
+        assert meta.turns == 1 and len(meta.token_log) == 1
+        assert meta.input_tokens > spent_in  # the retries' calls are billed too
+        assert meta.token_log[0]["input"] == meta.input_tokens
+        panel = app.query_one("#tokens")
+        await wait_for(pilot, lambda: panel.view.per_turn == [meta.input_tokens
+                                                               + meta.output_tokens])
+        assert status.session_in == meta.input_tokens
+        row = session_row(app.engine.sessions.load(meta.id))
+        assert (row["turns"], row["input_tokens"]) == (1, meta.input_tokens)

@@ -38,8 +38,23 @@ def run_turns(*messages: str):
 
 class TestMainScreen:
     def test_main_screen_after_a_turn(self, snap_compare, snap_app):
+        """Wide enough for both side panes."""
+        assert snap_compare(snap_app(), terminal_size=(150, 40),
+                            run_before=run_turns("hello birdie"))
+
+    def test_medium_120x40_folds_the_panel(self, snap_compare, snap_app):
+        """Below 140 columns the context panel folds first; the chat keeps the room."""
         assert snap_compare(snap_app(), terminal_size=(120, 40),
                             run_before=run_turns("hello birdie"))
+
+    def test_both_panes_forced_at_80x24(self, snap_compare, snap_app):
+        """Forced open at 80 columns, the side panes shrink and the chat still reads."""
+        async def before(pilot):
+            await run_turns("hello birdie, tell me something long enough to wrap")(pilot)
+            await pilot.press("ctrl+b", "ctrl+t")
+            await pilot.pause(0.3)
+
+        assert snap_compare(snap_app(), terminal_size=(80, 24), run_before=before)
 
     def test_narrow_80x24(self, snap_compare, snap_app):
         assert snap_compare(snap_app(), terminal_size=(80, 24),
@@ -56,7 +71,7 @@ class TestContextPanel:
             options.highlighted = 1  # the ssh body (after the always-injected planner)
             await pilot.pause(0.3)
 
-        assert snap_compare(snap_app(), terminal_size=(120, 40), run_before=before)
+        assert snap_compare(snap_app(), terminal_size=(150, 40), run_before=before)
 
 
 class TestToolBlock:

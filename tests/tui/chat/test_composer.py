@@ -144,15 +144,27 @@ class WithButton(App):
         yield Button("ok")
 
 
-async def test_tab_on_plain_text_moves_focus():
+async def test_tab_in_an_empty_composer_moves_focus():
+    """Tab still walks the focus chain when nothing is being written."""
     app = WithButton()
     async with app.run_test(size=(80, 24)) as pilot:
         composer = app.query_one(Composer)
         composer.focus()
         composer.set_commands(COMMANDS)
-        await pilot.press("h", "i", "tab")
+        await pilot.press("tab")
         assert isinstance(app.focused, Button)
-        assert composer.text == "hi"
+
+
+async def test_tab_mid_message_keeps_the_keyboard():
+    """A stray Tab in a half-written message must not send the next keys (or Enter) elsewhere."""
+    app = WithButton()
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = app.query_one(Composer)
+        composer.focus()
+        composer.set_commands(COMMANDS)
+        await pilot.press("h", "i", "tab", "!")
+        assert app.focused is composer
+        assert composer.text == "hi!"
 
 
 async def test_hint_lists_matching_commands():

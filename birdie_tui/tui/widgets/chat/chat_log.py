@@ -48,6 +48,10 @@ class ChatLog(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
+    def follow(self) -> None:
+        """Back to the bottom, and stay there as entries arrive (until the user scrolls up)."""
+        self.anchor()
+
     # -- adding entries -----------------------------------------------------------------------
 
     def add_user(self, text: str) -> UserMessage:

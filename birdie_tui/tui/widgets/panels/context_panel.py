@@ -6,6 +6,8 @@ with its reason and token estimate, and the highlighted one is shown in full bel
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -50,6 +52,8 @@ class ContextPanel(Vertical):
             height: auto;
             max-height: 10;
             background: $surface;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
             &:focus { background-tint: $primary 5%; }
         }
         & > .context--memory {
@@ -102,6 +106,12 @@ class ContextPanel(Vertical):
     def clear(self) -> None:
         self.show(InjectionView())
 
+    def set_memory(self, notes: list[str]) -> None:
+        """Long-term memory changed (/remember, /memory delete): the count is live."""
+        self._view = replace(self._view, memory=list(notes))
+        if self.is_mounted:
+            self._render_memory()
+
     def _render_view(self) -> None:
         view = self._view
         self._summary.update(
@@ -120,14 +130,19 @@ class ContextPanel(Vertical):
         self._list.display = has_skills
         self._body_scroll.display = has_skills
 
-        memory = Content.styled(f"Long-term memory ({len(view.memory)})", "bold")
-        for entry in view.memory:
-            memory = memory.append("\n").append(Content.assemble(Content.styled("• ", "$accent"), entry))
-        self._memory.update(memory)
+        self._render_memory()
 
         if has_skills:
             self._list.highlighted = 0
         self._show_body(0 if has_skills else None)
+
+    def _render_memory(self) -> None:
+        notes = self._view.memory
+        memory = Content.styled(f"Long-term memory ({len(notes)})", "bold")
+        for entry in notes:
+            memory = memory.append("\n").append(
+                Content.assemble(Content.styled("• ", "$accent"), entry))
+        self._memory.update(memory)
 
     def _show_body(self, index: int | None) -> None:
         skills = self._view.skills

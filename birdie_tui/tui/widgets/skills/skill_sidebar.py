@@ -42,6 +42,9 @@ class SkillSidebar(Vertical):
             height: auto;
             max-height: 60%;
             background: $surface;
+            /* a squeezed sidebar cuts a row with … rather than folding it in two */
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
             &:focus { background-tint: $primary 5%; }
         }
         & > .skills--details-scroll {
@@ -116,6 +119,11 @@ class SkillSidebar(Vertical):
         self._broken = list(broken)
         if self.is_mounted:
             self._render_all(keep=keep, scroll_y=scroll_y)
+
+    def focus_list(self) -> None:
+        """Give the list the keyboard (a click never does: the composer keeps typing)."""
+        if self._list.display:
+            self._list.focus()
 
     def action_toggle_highlighted(self) -> None:
         index = self._list.highlighted

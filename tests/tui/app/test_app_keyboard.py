@@ -1,0 +1,175 @@
+"""The composer keeps the keyboard: clicks on panels, tabs and the chat never swallow what the
+user types, the chat scrolls from the composer, and what was just sent is in view."""
+
+from __future__ import annotations
+
+from textual.widgets import Tabs
+
+from birdie_tui.tui.widgets.chat.chat_log import ChatLog
+from birdie_tui.tui.widgets.chat.notice import Notice
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+
+from .conftest import send, wait_for, wait_ready, wait_turn
+
+
+def in_view(chat: ChatLog, widget) -> bool:
+    """Some of `widget` is inside the chat's visible region."""
+    return widget.region.overlaps(chat.content_region) if widget.region else False
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*[{" ": "space", "/": "slash"}.get(ch, ch) for ch in text])
+
+
+async def test_click_a_tab_then_type_a_command_runs_it(make_app):
+    """Clicking the Tokens tab must not take the keyboard: /help typed next runs."""
+    app = make_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_ready(pilot, app)
+        tabs = app.query_one("#panels").query_one(Tabs)
+        await pilot.click(tabs, offset=(12, 0))
+        await pilot.pause()
+        assert app.query_one("#panels").active == "tab-tokens"  # the click still worked
+        notices_before = len(app.query(".notice"))
+        await type_text(pilot, "/help")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.query(".notice")) > notices_before)
+        assert app.focused is app.query_one(Composer)
+        assert app.query_one(Composer).text == ""
+
+
+async def test_click_the_chat_keeps_typing_in_the_composer(make_app):
+    """A click in the conversation (to read) does not eat the next keys."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await pilot.click(ChatLog, offset=(10, 5))
+        await type_text(pilot, "hello")
+        assert app.query_one(Composer).text == "hello"
+        assert app.focused is app.query_one(Composer)
+
+
+async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(make_app):
+    """A tool block reached with Tab gives typed letters (and the Enter after them) to the
+    composer, so Enter sends the message instead of toggling the block."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, 'call echo_text {"text": "x"}')
+        await wait_turn(pilot, app)
+        block = app.query_one(ToolBlock)
+        block.focus()
+        await pilot.pause()
+        collapsed = block.collapsed
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_turn(pilot, app)
+        assert block.collapsed == collapsed
+        assert app.engine.session.turns == 2
+
+
+async def test_skill_list_by_keyboard_then_back(make_app):
+    """ctrl+o focuses the skill list; space toggles there; a letter goes back to the composer."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        sidebar = app.query_one(SkillSidebar)
+        await pilot.press("ctrl+o")
+        assert app.focused is sidebar.query_one(".skills--list")
+        name = sidebar.highlighted_name
+        before = app.engine.is_enabled(app.engine.registry.get(name))
+        await pilot.press("space")
+        await wait_for(pilot, lambda: app.engine.is_enabled(
+            app.engine.registry.get(name)) != before)
+        await pilot.press("a")
+        assert app.focused is app.query_one(Composer)
+        assert app.query_one(Composer).text == "a"
+        await pilot.press("ctrl+o", "escape")
+        assert app.focused is app.query_one(Composer)
+
+
+async def test_page_keys_scroll_the_chat_from_the_composer(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_ready(pilot, app)
+        for i in range(4):
+            await send(pilot, app, f"message number {i} " + "words " * 60)
+            await wait_turn(pilot, app)
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: chat.max_scroll_y > 0)
+        bottom = chat.scroll_y
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: chat.scroll_y < bottom)
+        assert app.focused is app.query_one(Composer)
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")
+        await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y)
+
+
+async def test_a_command_sent_after_scrolling_up_is_in_view(make_app):
+    """Scroll up to read, then /info: its output is on screen without scrolling back."""
+    app = make_app()
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_ready(pilot, app)
+        for i in range(3):
+            await send(pilot, app, f"message {i} " + "text " * 80)
+            await wait_turn(pilot, app)
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: chat.max_scroll_y > 10)
+        chat.scroll_home(animate=False)
+        await pilot.pause()
+        assert chat.scroll_y == 0
+        await send(pilot, app, "/info")
+        await wait_for(pilot, lambda: any("skill folders" in n.source
+                                          for n in app.query(".notice")
+                                          if hasattr(n, "source")))
+        output = [n for n in app.query(".notice") if "skill folders" in n.source][-1]
+        await wait_for(pilot, lambda: in_view(chat, output))
+
+
+async def test_burst_with_newlines_keeps_key_order(make_app):
+    """Keys in one burst (a paste without bracketed paste) land in order, ctrl+j included."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await pilot.press("a", "b", "ctrl+j", "c", "ctrl+j", "ctrl+j", "d", "e")
+        assert app.query_one(Composer).text == "ab\nc\n\nde"
+
+
+async def test_footer_fits_80_columns(make_app):
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot, app)
+        keys = list(app.query(FooterKey))
+        assert keys
+        for key in keys:
+            assert key.region.right <= 80, key
+        # No two keys share cells (the palette key is docked right).
+        spans = sorted((k.region.x, k.region.right) for k in keys)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+        # The key that focuses the skill list is shown.
+        assert any(k.action == "focus_skills" for k in keys)
+
+
+async def test_panes_fold_and_chat_keeps_room(make_app):
+    """Wide: both panes. Below 140 the context panel folds, below 110 the sidebar too. Forced
+    open at 80 columns, the chat still has room for prose."""
+    app = make_app()
+    async with app.run_test(size=(150, 40)) as pilot:
+        await wait_ready(pilot, app)
+        sidebar, panel = app.query_one(SkillSidebar), app.query_one("#panels")
+        assert sidebar.display and panel.display
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert sidebar.display and not panel.display
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not sidebar.display and not panel.display
+        await pilot.press("ctrl+b", "ctrl+t")
+        await pilot.pause()
+        assert sidebar.display and panel.display
+        assert app.query_one("#chat").size.width >= 40
+        assert panel.region.right <= 80
