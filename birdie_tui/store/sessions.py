@@ -183,24 +183,10 @@ class SessionStore:
 
     def _checkpoint_numbers(self, day: str) -> set[int]:
         # A thread left in checkpoints.db without its JSON must not be handed to a new session.
-        db = self.paths.checkpoints_db(self.user)
-        if not db.exists():
-            return set()
-        try:
-            conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=1)
-            try:
-                rows = conn.execute(
-                    "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id LIKE ?",
-                    (f"{day}_%",),
-                ).fetchall()
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            return set()
         out = set()
-        for (thread_id,) in rows:
-            _, _, n = str(thread_id).rpartition("_")
-            if n.isdigit() and str(thread_id) == f"{day}_{n}":
+        for thread_id in self._checkpoint_threads() or ():
+            _, _, n = thread_id.rpartition("_")
+            if n.isdigit() and thread_id == f"{day}_{n}":
                 out.add(int(n))
         return out
 

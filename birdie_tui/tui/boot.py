@@ -64,7 +64,7 @@ class Boot:
         self.settled.clear()
         self.error = None
         self.problems = []
-        engine = None
+        engine = engine_mod = None
         try:
             self.listen_for_recoveries()
             # The heavy imports (LangGraph, LangChain) run off the UI loop, after first paint.
@@ -78,7 +78,9 @@ class Boot:
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
             from birdie_tui.tui.skill_watch import one_line
 
-            self.error = one_line(exc)
+            user_facing = getattr(engine_mod, "EngineError", ())
+            # An EngineError is already a sentence for the user; anything else gets its type.
+            self.error = str(exc) if isinstance(exc, user_facing) else one_line(exc)
             if engine is not None:
                 await _close_quietly(engine)
             self.settled.set()

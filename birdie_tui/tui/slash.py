@@ -40,8 +40,9 @@ HELP = """\
 | `/quit` | exit |
 
 **Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · Tab complete a command ·
-Esc cancel the turn · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next
-session · ctrl+b skills sidebar · ctrl+t side panel · ctrl+p palette · ctrl+q quit
+PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o skill list (Space
+toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
+ctrl+b skills sidebar · ctrl+t side panel · ctrl+p palette · ctrl+q quit
 """
 
 

@@ -1,9 +1,9 @@
 """The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands.
 
-Keys are plain (non-priority) bindings with ids, so they run in key order: a priority binding
-runs when the key arrives, before earlier keys of the same burst (fast typing, a paste) have
-reached the text — Enter would then send half a message. TextArea inserts a newline for Enter
-before bindings are looked at, so Enter is taken in `_on_key`. ↑/↓ away from the first/
+Keys are plain (non-priority) bindings with ids, and the composer runs them itself as each key
+arrives (`_run_own_binding`), so a burst (fast typing, a paste, tmux) lands in order: a priority
+binding would run before earlier keys had reached the text, and Textual's usual path runs a
+plain one only after later printable keys were inserted. Enter is taken in `_on_key` too. ↑/↓ away from the first/
 last line move the cursor as usual; Tab in an empty composer moves focus on, and does nothing in
 a half-written message (the keys after it must not land elsewhere).
 """
@@ -95,7 +95,26 @@ class Composer(TextArea):
             event.prevent_default()
             self.action_submit()
             return
+        if await self._run_own_binding(event):
+            return
         await super()._on_key(event)
+
+    async def _run_own_binding(self, event: events.Key) -> bool:
+        """Run this widget's binding for `event` now, in key order.
+
+        Textual checks non-priority bindings only once a key has bubbled up to the App, by
+        which time the printable keys behind it in a burst (a paste, a fast typist, tmux) have
+        already been inserted: ctrl+j, backspace or ← would land at the end. A binding whose
+        action skips (Tab to move focus, PageUp for the chat) is left to bubble as usual.
+        """
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if binding.priority or not self.check_action(binding.action, ()):
+                continue
+            if await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return True
+        return False
 
     def action_submit(self) -> None:
         text = self.text.strip()

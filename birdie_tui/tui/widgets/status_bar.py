@@ -81,7 +81,7 @@ class StatusBar(Widget):
             " ",
         )
         model = self.model or "no model"
-        session = self.session_id or "new session"
+        session = self.session_id or "no session"
         fixed = 1 + len(model) + len(SEP) + len(session) + tail.cell_length
         title = self.title or ""
         room = width - fixed - len(" · ")

@@ -137,6 +137,32 @@ async def test_burst_with_newlines_keeps_key_order(make_app):
         assert app.query_one(Composer).text == "ab\nc\n\nde"
 
 
+def burst(app, *keys: str) -> None:
+    """Post keys the way a fast terminal delivers them: all at once, no waiting in between
+    (Pilot's `press` waits for each key to be handled, which hides ordering bugs)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for key in keys:
+        char = key if len(key) == 1 else None
+        event = events.Key(_character_to_key(key) if char else key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)  # what the terminal driver does for each key read
+
+
+async def test_a_real_burst_keeps_editing_keys_in_place(make_app):
+    """A burst mixing text with ctrl+j, backspace and arrows lands exactly as typed."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        composer = app.query_one(Composer)
+        burst(app, *"line one", "ctrl+j", *"line two", "ctrl+j", "ctrl+j", *"line fourx",
+              "backspace", "left", "left", "left", "left", *"X")
+        await wait_for(pilot, lambda: composer.text.count("\n") == 3 and "X" in composer.text)
+        await pilot.pause(0.2)
+        assert composer.text == "line one\nline two\n\nline Xfour"
+
+
 async def test_footer_fits_80_columns(make_app):
     from textual.widgets._footer import FooterKey
 
