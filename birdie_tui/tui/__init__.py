@@ -8,7 +8,7 @@ from typing import Any
 
 
 def create_app(argv: Sequence[str] = (), **options: Any) -> Any:
-    from birdie_tui.cli import parse_main_args
+    from birdie_tui.args import parse_main_args
     from birdie_tui.tui.app import BirdieApp
 
     args = parse_main_args(argv)

@@ -40,7 +40,7 @@ def model_listing(engine: Any) -> str:
 async def model_command(slash: Any, args: list[str], rest: str) -> None:
     from birdie_tui.providers.config import ConfigError
     from birdie_tui.providers.selection import parse_choice
-    from birdie_tui.tui.slash import UsageError
+    from birdie_tui.tui.usage import UsageError
     from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 
     engine, app = slash.engine, slash.app
@@ -61,7 +61,7 @@ async def model_command(slash: Any, args: list[str], rest: str) -> None:
 
 async def retry_command(slash: Any) -> None:
     from birdie_tui.agent.engine import EngineError
-    from birdie_tui.tui.slash import UsageError
+    from birdie_tui.tui.usage import UsageError
 
     app = slash.app
     if app.turn_running:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from birdie_tui.tui.usage import UsageError
+
 if TYPE_CHECKING:
     from birdie_tui.tui.app import BirdieApp
 
@@ -44,10 +46,6 @@ PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o 
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
 ctrl+b skills sidebar · ctrl+t side panel · ctrl+p palette · ctrl+q quit
 """
-
-
-class UsageError(Exception):
-    """A command used wrongly: its text is the one-line hint."""
 
 
 class SlashCommands:

@@ -1,0 +1,99 @@
+"""Argument parsers shared by the command line and the TUI (DESIGN.md §3.1).
+
+Standard library only, so `create_app(argv)` and `birdie-tui --help` stay light, and neither
+`cli` nor `tui` has to import the other to read a command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+PROG = "birdie-tui"
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--user", help="namespace for sessions and memory (default: $USER)")
+    parser.add_argument("--session-id", help="continue this session (YYYY-MM-DD_N)")
+    parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                        help="skill folder to load instead of the defaults (repeatable)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
+                        help="enable a skill for the session being opened (repeatable)")
+    parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
+                        help="disable a skill for the session being opened (repeatable)")
+    parser.add_argument("--auto-approve", action="store_true",
+                        help="run tools that ask for approval without asking")
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="A full-screen terminal home for Birdie, the SKILL.MD-driven agent.",
+        epilog="Subcommands: `birdie-tui skills check [DIR ...] [--json]`, "
+        "`birdie-tui sessions list|export`.",
+    )
+    _common(parser)
+    parser.add_argument("--continue", "-c", dest="continue_session", action="store_true",
+                        help="open your most recent session (a new one if there is none)")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print the version and exit")
+    parser.add_argument("--theme", help="theme name (e.g. birdie-dark, birdie-light, nord)")
+    parser.add_argument("--print", "-p", dest="message", metavar="MESSAGE",
+                        help="run one turn headless and print the reply")
+    parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
+                        help="with --print: the reply as text, or one JSON event per line")
+    return parser
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, with the metadata lookup paid only when asked (startup stays light)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
+        print(f"{PROG} {version()}")
+        parser.exit(0)
+
+
+def version() -> str:
+    """The installed distribution's version (falls back to the package's, then "unknown")."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version(PROG)
+    except PackageNotFoundError:
+        import birdie_tui
+
+        return str(getattr(birdie_tui, "__version__", "unknown"))
+
+
+def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse the main command line and check what argparse cannot (exits 2 on a usage error)."""
+    parser = main_parser()
+    args = parser.parse_args(list(argv))
+    if args.continue_session and args.session_id:
+        parser.error("--continue and --session-id cannot be used together")
+    return args
+
+
+def skills_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} skills")
+    sub = parser.add_subparsers(dest="action", required=True)
+    check = sub.add_parser("check", help="parse skill folders and report every skill and error")
+    check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
+    check.add_argument("--json", action="store_true")
+    return parser
+
+
+def sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} sessions")
+    sub = parser.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="list the user's sessions, newest first")
+    listing.add_argument("--user")
+    listing.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="print a session's conversation")
+    export.add_argument("id")
+    export.add_argument("--user")
+    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    return parser

@@ -1,0 +1,126 @@
+"""The package's import graph, read from the source: no cycles, and the layers hold.
+
+Every import counts, at module level or inside a function (a lazy import is still a
+dependency); only imports under `if TYPE_CHECKING:` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import birdie_tui
+
+ROOT = Path(birdie_tui.__file__).parent
+CORE = ("skills", "agent", "providers", "mcp", "store")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The package modules `path` imports (resolved to the longest known module name)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree)
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # `from pkg import sub` depends on pkg.sub; `from pkg import name` on pkg itself.
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                     for alias in node.names]
+        for name in names:
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name and name != me:
+                found.add(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = sorted(ROOT.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_is_read_correctly():
+    """The reader sees lazy and relative imports (else the tests below prove nothing)."""
+    graph = import_graph()
+    assert "birdie_tui.headless" in graph["birdie_tui.cli"]  # imported inside main()
+    assert "birdie_tui.store.jsonio" in graph["birdie_tui.store.sessions"]  # `from .jsonio`
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles_in_the_package():
+    assert cycles(import_graph()) == []
+
+
+def test_the_core_never_imports_the_tui():
+    graph = import_graph()
+    bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
+           if mod.split(".")[1] in CORE and dep.startswith("birdie_tui.tui")]
+    assert bad == []
+
+
+def test_cli_and_tui_share_parsers_without_importing_each_other():
+    graph = import_graph()
+    tui = {m for m in graph if m.startswith("birdie_tui.tui")}
+    assert not any("birdie_tui.cli" in graph[m] for m in tui)
+    assert "birdie_tui.args" in graph["birdie_tui.tui"]
