@@ -186,11 +186,11 @@ async def run_once(text: str, cap: float) -> dict:
             if now() - sent > 120:
                 raise SystemExit("no token arrived")
             await asyncio.sleep(0.001)
-        reply = app.reply
+        reply = app.turn.reply
         while reply is None:  # the token is posted; the app has not handled it yet
             await asyncio.sleep(0.001)
             replies = app.query(AssistantMessage)
-            reply = app.reply or (replies.last() if replies else None)
+            reply = app.turn.reply or (replies.last() if replies else None)
 
         first_seen = state["first"]
         assert first_seen is not None

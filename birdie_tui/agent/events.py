@@ -103,3 +103,16 @@ class TurnDone(TurnEvent):
 class TurnError(TurnEvent):
     type: ClassVar[str] = "error"
     message: str
+
+
+@dataclass
+class TurnCancelled(TurnEvent):
+    """A front end stopped the turn (Esc, a session switch) and the history was repaired.
+    Only interactive front ends see it: `--print` ends on an interrupt instead."""
+
+    type: ClassVar[str] = "cancelled"
+
+
+def event_types() -> dict[str, type[TurnEvent]]:
+    """Every event of the vocabulary by its `type` (a UI checks it handles them all)."""
+    return {cls.type: cls for cls in TurnEvent.__subclasses__()}

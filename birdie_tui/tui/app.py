@@ -21,16 +21,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from birdie_tui.tui import messages as m
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.commands import BirdieCommands
 from birdie_tui.tui.main_screen import MainScreen
+from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.sessions import SessionControl
 from birdie_tui.tui.skill_watch import SkillWatch, one_line
 from birdie_tui.tui.slash import SLASH_COMMANDS, SlashCommands
 from birdie_tui.tui.themes import register_themes
-from birdie_tui.tui.views import broken_files, injection_view, skill_rows, token_view
+from birdie_tui.tui.turn_view import TurnView
+from birdie_tui.tui.views import broken_files, skill_rows, token_view
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -95,9 +96,7 @@ class BirdieApp(App[int]):
         self.slash = SlashCommands(self)
         # the running turn
         self.turn_worker: Any = None
-        self.reply: Any = None
-        self.calls: list[tuple[int, int]] = []
-        self.live_in = self.live_out = 0
+        self.turn = TurnView(self)
         self.sidebar_forced: bool | None = None  # ctrl+b overrides the width rule
         self.panel_forced: bool | None = None
         self._theme_warnings = register_themes(self, self._theme_dirs())
@@ -226,7 +225,7 @@ class BirdieApp(App[int]):
         if self.start_problem:
             chat.add_error(self.start_problem)
         self.ready.set()
-        self.post_message(m.EngineReady())
+        self.call_later(self.send_pending)
         self.skill_watch.start()
 
     def retry_boot(self) -> bool:
@@ -261,7 +260,8 @@ class BirdieApp(App[int]):
                 self.notify(warning, title="Settings", severity="warning")
         self.query_one(ChatLog).set_tool_output_mode(self.settings.tool_output)
 
-    def on_engine_ready(self, _: m.EngineReady) -> None:
+    def send_pending(self) -> None:
+        """What the user sent before Birdie was running, in order."""
         queued, self.pending = self.pending, []
         for text in queued:
             self.submit(text)
@@ -276,8 +276,8 @@ class BirdieApp(App[int]):
         if self.engine is None:
             return
         busy = self.turn_running if busy is None else busy
-        view = token_view(self.engine, calls=self.calls, live_in=self.live_in,
-                          live_out=self.live_out)
+        view = token_view(self.engine, calls=self.turn.calls, live_in=self.turn.live_in,
+                          live_out=self.turn.live_out)
         meta = self.engine.session
         self.query_one(StatusBar).update_status(
             model=self.engine.model_label, session_id=meta.id if meta else "",
@@ -345,25 +345,23 @@ class BirdieApp(App[int]):
     def start_turn(self, text: str) -> None:
         chat = self.query_one(ChatLog)
         chat.add_user(text)
-        self.reply = None
-        self.calls = []
-        self.live_in = self.live_out = 0
+        self.turn.reset()
         self.turn_worker = self.run_turn(text)
         self.refresh_status(busy=True)
 
     @work(group="agent-turn", exclusive=True, exit_on_error=False)
     async def run_turn(self, text: str) -> None:
         approver = self.approve_always if self.args.auto_approve else self.ask_approval
+        from birdie_tui.agent.events import TurnCancelled, TurnError
+
         try:
             async for event in self.engine.run_turn(text, approver=approver):
-                message = m.to_message(event)
-                if message is not None:
-                    self.post_message(message)
+                self.post_message(EngineEvent(event))
         except asyncio.CancelledError:
-            self.post_message(m.TurnCancelled())
+            self.post_message(EngineEvent(TurnCancelled()))
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
-            self.post_message(m.TurnFailed(one_line(exc)))
+            self.post_message(EngineEvent(TurnError(one_line(exc))))
         finally:
             self.call_later(self._turn_settled)
 
@@ -405,59 +403,12 @@ class BirdieApp(App[int]):
         if await self.cancel_turn():
             self.notify("Turn cancelled.", timeout=2)
 
-    def on_turn_started(self, _: m.TurnStarted) -> None:
-        self.refresh_status(busy=True)
-
-    def on_token_streamed(self, message: m.TokenStreamed) -> None:
-        if self.reply is None:
-            self.reply = self.query_one(ChatLog).start_reply()
-        self.reply.append(message.text)
-
-    async def _close_reply(self, interrupted: bool = False) -> None:
-        reply, self.reply = self.reply, None
-        if reply is not None:
-            # Rendered by the reply's own worker: a long reply must not hold up the app's
-            # message queue (keys for the composer wait in it).
-            reply.run_worker(reply.mark_interrupted() if interrupted else reply.finish(),
-                             group="reply-render", exit_on_error=False)
-
-    async def on_tool_call_started(self, message: m.ToolCallStarted) -> None:
-        await self._close_reply()
-        self.query_one(ChatLog).add_tool_call(message.id, message.name, message.args)
-
-    def on_tool_finished(self, message: m.ToolFinished) -> None:
-        self.query_one(ChatLog).finish_tool(message.id, message.content, message.error)
-
-    def on_skills_injected(self, message: m.SkillsInjected) -> None:
-        self.query_one(ContextPanel).show(injection_view(message.report))
-
-    def on_usage_reported(self, message: m.UsageReported) -> None:
-        self.calls.append((message.input_tokens, message.output_tokens))
-        self.live_in += message.input_tokens
-        self.live_out += message.output_tokens
-        self.refresh_status(busy=True)
-
-    def on_approval_decided(self, message: m.ApprovalDecided) -> None:
-        if message.decision != "approved":
-            self.notify(f"{message.name} was not run (denied).", severity="warning")
-
-    async def on_turn_finished(self, _: m.TurnFinished) -> None:
-        await self._close_reply()
-
-    async def on_turn_failed(self, message: m.TurnFailed) -> None:
-        await self._close_reply(interrupted=True)
-        self.query_one(ChatLog).add_error(message.message)
-
-    async def on_turn_cancelled(self, _: m.TurnCancelled) -> None:
-        self.query_one(ChatLog).cancel_running_tools()
-        if self.reply is not None:
-            await self._close_reply(interrupted=True)
-        else:
-            self.query_one(ChatLog).add_notice("Turn cancelled.")
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        await self.turn.handle(message.event)
 
     def _turn_settled(self) -> None:
         # The engine has recorded the turn in the session file: its totals are now the truth.
-        self.live_in = self.live_out = 0
+        self.turn.live_in = self.turn.live_out = 0
         self.refresh_status(busy=False)
         self.refresh_skills()  # MCP servers may have started (tool counts) or failed
         self.skill_watch.notify_mcp_failures()

@@ -1,111 +1,27 @@
-"""Textual messages for what the engine reports, one per turn event (DESIGN.md §3.2).
+"""The one Textual message from the engine to the UI (DESIGN.md §3.2).
 
-The worker posts them; widgets react to them. `to_message` is the single bridge from the
-engine's typed events, so the UI never reads the engine's stream directly.
+The engine's vocabulary is defined once, in `birdie_tui.agent.events` (stream-json is its
+serialised form). The turn worker wraps each event as it arrives in an `EngineEvent`; the UI
+dispatches on `event.type` (see `TurnView.HANDLERS`), so no second hierarchy can drift from it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
 
 
-@dataclass
-class EngineReady(Message):
-    """The engine has loaded skills, opened the store and a session."""
+class EngineEvent(Message):
+    """One engine event, unchanged (`event.type` names it: "token", "tool_call", …)."""
 
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
 
-@dataclass
-class EngineFailed(Message):
-    message: str
+    @property
+    def type(self) -> str:
+        return str(self.event.type)
 
-
-@dataclass
-class TurnStarted(Message):
-    text: str
-
-
-@dataclass
-class TokenStreamed(Message):
-    text: str
-
-
-@dataclass
-class ToolCallStarted(Message):
-    id: str
-    name: str
-    args: dict[str, Any]
-
-
-@dataclass
-class ToolFinished(Message):
-    id: str
-    name: str
-    content: str
-    error: bool
-
-
-@dataclass
-class SkillsInjected(Message):
-    report: Any  # birdie_tui.agent.events.SkillsInjected (kept untyped: no engine import here)
-
-
-@dataclass
-class UsageReported(Message):
-    input_tokens: int
-    output_tokens: int
-
-
-@dataclass
-class ApprovalDecided(Message):
-    id: str
-    name: str
-    decision: str
-
-
-@dataclass
-class TurnFinished(Message):
-    text: str
-
-
-@dataclass
-class TurnFailed(Message):
-    message: str
-
-
-@dataclass
-class TurnCancelled(Message):
-    """Esc (or a session switch) stopped the running turn; the history was repaired."""
-
-
-@dataclass
-class SkillsReloaded(Message):
-    summary: str = ""
-    changed: list[str] = field(default_factory=list)
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SkillsReloaded)
-
-
-def to_message(event: Any) -> Message | None:
-    """The Textual message for one engine TurnEvent (None for events the UI does not show)."""
-    kind = getattr(event, "type", "")
-    if kind == "token":
-        return TokenStreamed(event.text)
-    if kind == "tool_call":
-        return ToolCallStarted(event.id, event.name, dict(event.args))
-    if kind == "tool_result":
-        return ToolFinished(event.id, event.name, event.content, event.error)
-    if kind == "injected":
-        return SkillsInjected(event)
-    if kind == "usage":
-        return UsageReported(event.input_tokens, event.output_tokens)
-    if kind == "approval":
-        return ApprovalDecided(event.id, event.name, event.decision)
-    if kind == "done":
-        return TurnFinished(event.text)
-    if kind == "error":
-        return TurnFailed(event.message)
-    return None
+    def __repr__(self) -> str:
+        return f"EngineEvent({self.event!r})"

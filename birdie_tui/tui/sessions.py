@@ -60,7 +60,7 @@ class SessionControl:
             chat.add_notice(welcome_text(self.engine), markdown=True)
         app.query_one(Composer).set_history(
             [item["content"] for item in items if item["role"] == "user"])
-        app.calls = last_turn_calls(items)  # the context figure of where this session left off
+        app.turn.calls = last_turn_calls(items)  # the context figure where this session left off
         app.query_one(ContextPanel).show(last_turn_injection(self.engine, history))
         app.refresh_skills()
         app.refresh_status(busy=False)

@@ -6,7 +6,7 @@ import json
 
 from langchain_core.language_models import BaseChatModel
 
-from birdie_tui.tui import messages as m
+from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
@@ -24,11 +24,9 @@ async def test_send_message_streams_reply(make_app):
         await wait_turn(pilot, app)
         replies = list(app.query(AssistantMessage))
         assert len(replies) == 1 and "hello there" in replies[0].text
-        tokens = [x for x in seen if isinstance(x, m.TokenStreamed)]
-        assert len(tokens) > 5  # streamed token by token, one message per event
-        kinds = [type(x).__name__ for x in seen if isinstance(x, (m.SkillsInjected,
-                 m.TokenStreamed, m.UsageReported, m.TurnFinished))]
-        assert kinds[0] == "SkillsInjected" and kinds[-1] == "TurnFinished"
+        kinds = [x.type for x in seen if isinstance(x, EngineEvent)]
+        assert kinds.count("token") > 5  # streamed token by token, one message per event
+        assert kinds[0] == "injected" and kinds[-1] == "done"
         assert app.engine.session.turns == 1
         assert "offline model" in str(app.query_one("#status").render())
 
@@ -81,7 +79,7 @@ async def test_escape_cancels_mid_stream(make_app, monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, "tell me a long story " * 5)
-        await wait_for(pilot, lambda: app.reply is not None and len(app.reply.text) > 20)
+        await wait_for(pilot, lambda: app.turn.reply is not None and len(app.turn.reply.text) > 20)
         await pilot.press("escape")
         await wait_turn(pilot, app)
         reply = list(app.query(AssistantMessage))[-1]

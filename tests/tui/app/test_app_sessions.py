@@ -152,7 +152,7 @@ async def test_switching_back_restores_the_context_figure(make_app):
         await wait_turn(pilot, app)
         status = app.query_one("#status")
         context = status.context_tokens
-        assert context > 0 and len(app.calls) == 2  # the tool call, then the answer
+        assert context > 0 and len(app.turn.calls) == 2  # the tool call, then the answer
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: app.engine.session.id != first)
         assert status.context_tokens == 0
@@ -166,7 +166,10 @@ async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app
     status bar, the token panel, the session file and `sessions list` all agree."""
     from birdie_tui.headless import session_row
 
-    from birdie_tui.tui import messages as m
+    from birdie_tui.tui.messages import EngineEvent
+
+    def seen_type(kind: str) -> int:
+        return sum(isinstance(x, EngineEvent) and x.type == kind for x in seen)
 
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "4")  # the answer after the tool streams slowly
     app = make_app()
@@ -175,7 +178,7 @@ async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app
         await wait_ready(pilot, app)
         await send(pilot, app, 'call echo_text {"text": "' + "long " * 40 + '"}')
         # the tool ran (the first model call is done and billed); the answer is under way
-        await wait_for(pilot, lambda: any(isinstance(x, m.ToolFinished) for x in seen))
+        await wait_for(pilot, lambda: seen_type("tool_result") == 1)
         assert app.turn_running
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running)
@@ -188,8 +191,7 @@ async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app
         app.engine.model.tokens_per_second = None
         for attempt in (1, 2):
             await send(pilot, app, "/retry")
-            await wait_for(pilot, lambda: sum(isinstance(x, m.TurnFinished)
-                                              for x in seen) == attempt)
+            await wait_for(pilot, lambda: seen_type("done") == attempt)
             await wait_turn(pilot, app)
         meta = app.engine.session
         assert meta.turns == 1 and len(meta.token_log) == 1

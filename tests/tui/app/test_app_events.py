@@ -1,0 +1,59 @@
+"""The engine's events reach the UI as one message type, in order, and every type of the
+vocabulary has a handler (Harlequin's habit: pin the exact sequence of messages)."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from birdie_tui.agent.events import event_types
+from birdie_tui.tui.messages import EngineEvent
+from birdie_tui.tui.turn_view import TurnView
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+
+from .conftest import send, wait_ready, wait_turn
+
+
+def test_every_event_type_has_a_handler():
+    """A new event in the core vocabulary cannot be silently dropped by the UI."""
+    assert set(event_types()) == set(TurnView.HANDLERS)
+    for name in TurnView.HANDLERS.values():
+        assert callable(getattr(TurnView, name))
+
+
+async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
+    """Prompt report, the first call's usage and its tool call, the result, a second prompt
+    report, the streamed answer and its usage, done — each once, in this order."""
+    app = make_app()
+    seen = []
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot, app)
+        seen.clear()
+        await send(pilot, app, 'call echo_text {"text": "sequence"}')
+        await wait_turn(pilot, app)
+        events = [x.event for x in seen if isinstance(x, EngineEvent)]
+        # runs of tokens collapse to one entry: their number depends on the tokenizer
+        kinds = [kind for kind, _ in groupby(e.type for e in events)]
+        # a model call's usage closes its stream, before the node hands over its tool call
+        assert kinds == ["injected", "usage", "tool_call", "tool_result", "injected", "token",
+                         "usage", "done"]
+        call = next(e for e in events if e.type == "tool_call")
+        result = next(e for e in events if e.type == "tool_result")
+        assert (call.name, call.args, result.id, result.content) == (
+            "echo_text", {"text": "sequence"}, call.id, "sequence")
+        assert app.query_one(ToolBlock).call_id == call.id
+
+
+async def test_an_unknown_event_is_reported_not_dropped(make_app):
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    @dataclass
+    class Mystery:
+        type: ClassVar[str] = "mystery"
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        app.post_message(EngineEvent(Mystery()))
+        await pilot.pause(0.2)
+        assert any("mystery" in n.message for n in app._notifications)
