@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.commands import BirdieCommands
+from birdie_tui.tui.keymap import apply_keymap
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screens.approval import ApprovalScreen
@@ -255,6 +256,7 @@ class BirdieApp(App[int]):
         self.settings, warnings = load_settings(engine.paths)
         self.settings_paths = engine.paths  # saving must not wait for the session to open
         await asyncio.sleep(0)  # let announced recoveries arrive first: each is shown once
+        warnings = [*warnings, *apply_keymap(self, self.settings.keymap)]
         for warning in warnings:
             if warning not in self.booting.heard:
                 self.notify(warning, title="Settings", severity="warning")

@@ -3,7 +3,8 @@
 Keys are plain (non-priority) bindings with ids, and the composer runs them itself as each key
 arrives (`_run_own_binding`), so a burst (fast typing, a paste, tmux) lands in order: a priority
 binding would run before earlier keys had reached the text, and Textual's usual path runs a
-plain one only after later printable keys were inserted. Enter is taken in `_on_key` too. ↑/↓ away from the first/
+plain one only after later printable keys were inserted. Enter is one of them (TextArea would
+insert a newline first), so even Enter can be rebound through the keymap. ↑/↓ away from the first/
 last line move the cursor as usual; Tab in an empty composer moves focus on, and does nothing in
 a half-written message (the keys after it must not land elsewhere).
 """
@@ -90,11 +91,7 @@ class Composer(TextArea):
     # -- sending ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            self.action_submit()
-            return
+        # Enter too: TextArea would insert a newline for it before any binding is looked at.
         if await self._run_own_binding(event):
             return
         await super()._on_key(event)
@@ -107,7 +104,10 @@ class Composer(TextArea):
         already been inserted: ctrl+j, backspace or ← would land at the end. A binding whose
         action skips (Tab to move focus, PageUp for the chat) is left to bubble as usual.
         """
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+        # Our entry of the screen's binding chain: the user's keymap (settings) is applied there.
+        own = next((bindings for node, bindings in self.screen._binding_chain if node is self),
+                   self._bindings)
+        for binding in own.key_to_bindings.get(event.key, ()):
             if binding.priority or not self.check_action(binding.action, ()):
                 continue
             if await self.app.run_action(binding.action, self):

@@ -199,3 +199,31 @@ async def test_panes_fold_and_chat_keeps_room(make_app):
         assert sidebar.display and panel.display
         assert app.query_one("#chat").size.width >= 40
         assert panel.region.right <= 80
+
+
+async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
+    """settings.json keymap: binding ids get new keys (the composer's own keys too, in key
+    order); an unknown id is reported."""
+    import json
+
+    from birdie_tui.tui.screens.session_browser import SessionBrowser
+
+    (isolated_home / "settings.json").write_text(json.dumps({"keymap": {
+        "app.sessions": "f2", "composer.newline": "ctrl+l", "composer.submit": "ctrl+g",
+        "nope.missing": "f5"}}))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        assert any("nope.missing" in n.message for n in app._notifications)
+        composer = app.query_one(Composer)
+        burst(app, "a", "ctrl+l", "b", "enter", "c")  # Enter is no longer "send": a newline
+        await wait_for(pilot, lambda: composer.text.endswith("c"))
+        assert composer.text == "a\nb\nc"
+        await pilot.press("ctrl+g")
+        await wait_turn(pilot, app)
+        assert app.engine.session.turns == 1
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionBrowser)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))

@@ -1,0 +1,37 @@
+"""User key bindings: `settings.json` `"keymap": {"<binding id>": "<keys>"}` (Textual's keymap).
+
+Every binding of ours has an id (`app.sessions`, `composer.newline`, …); README lists them. An
+id that does not exist is reported instead of being ignored in silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def binding_ids(app: Any) -> set[str]:
+    """The ids a keymap may name: every binding with an id on the app, screens and widgets."""
+    from textual.binding import Binding
+
+    from birdie_tui.tui.screens.approval import ApprovalScreen
+    from birdie_tui.tui.screens.confirm import ConfirmScreen
+    from birdie_tui.tui.screens.rename import RenameScreen
+    from birdie_tui.tui.screens.session_browser import SessionBrowser
+    from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+    from birdie_tui.tui.widgets.composer import Composer
+    from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+
+    owners = (type(app), Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
+              ApprovalScreen, RenameScreen)
+    return {b.id for owner in owners for b in owner.BINDINGS
+            if isinstance(b, Binding) and b.id}
+
+
+def apply_keymap(app: Any, keymap: Mapping[str, str]) -> list[str]:
+    """Install the user's keymap; returns one warning per id that names no binding."""
+    known = binding_ids(app)
+    unknown = sorted(set(keymap) - known)
+    app.set_keymap({key: value for key, value in keymap.items() if key in known})
+    return [f"keymap: no binding has the id {name!r} (README, Keys, lists them)"
+            for name in unknown]
