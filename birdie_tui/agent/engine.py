@@ -23,16 +23,15 @@ from birdie_tui.agent.accounting import record_turn, take_back_turn, usage_after
 from birdie_tui.agent.checkpointer import open_checkpointer
 from birdie_tui.agent.events import SessionOpened, TurnDone, TurnError, TurnEvent, UsageReported
 from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_all
-from birdie_tui.agent.history import message_text, repair_history
+from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.options import (
     EngineError,
     EngineOptions,
     default_skill_dirs,
-    describe_error,
     mcp_start_timeout,
 )
 from birdie_tui.agent.stream import final_reply, translate
-from birdie_tui.agent.toolbox import MCPToolSource, Toolbox
+from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.providers.catalog import context_window
 from birdie_tui.providers.config import resolve_provider_config
@@ -44,9 +43,9 @@ from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
 from birdie_tui.store.paths import default_user, validate_session_id, validate_user
+from birdie_tui.text import content_text, one_line
 
-__all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs",
-           "describe_error"]
+__all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
 INTERRUPTED_MARK = "*[interrupted]*"
 
@@ -106,9 +105,6 @@ class Engine:
         if self._conn is not None:
             conn, self._conn = self._conn, None
             await conn.close()
-
-    def set_mcp_source(self, source: MCPToolSource | None) -> None:
-        self.toolbox.mcp_tools = source
 
     def mcp_status(self) -> list[ServerStatus]:
         """Each MCP skill's server: not started / starting / running (tools) / failed (reason)
@@ -366,7 +362,7 @@ class Engine:
             await self._graph.aupdate_state(self._config(), {"messages": replace_all(
                 history[:index])}, as_node="agent")
         take_back_turn(self.sessions, meta)
-        return message_text(history[index])
+        return content_text(history[index].content)
 
     async def retry_turn(self, *, approver: Approver | None = None
                          ) -> AsyncIterator[TurnEvent]:
@@ -416,7 +412,7 @@ class Engine:
                         used_out += event.output_tokens
                     yield event
             reply = final_reply(await self.messages())
-            yield TurnDone(text=message_text(reply) if reply is not None else "")
+            yield TurnDone(text=content_text(reply.content) if reply is not None else "")
         except (asyncio.CancelledError, GeneratorExit):
             used_in, used_out = await self._close_interrupted(
                 "".join(streamed), asked.id, (used_in, used_out))
@@ -424,7 +420,7 @@ class Engine:
         except Exception as exc:  # provider, tool plumbing, anything: the app goes on
             used_in, used_out = await self._close_interrupted(
                 "".join(streamed), asked.id, (used_in, used_out))
-            yield TurnError(message=describe_error(exc))
+            yield TurnError(message=one_line(exc))
         finally:
             record_turn(self.sessions, meta, text, used_in, used_out)
 

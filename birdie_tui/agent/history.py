@@ -11,22 +11,10 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from birdie_tui.text import content_text
+
 CONTEXT_MESSAGES = 20
 INTERRUPTED_TOOL_TEXT = "Tool call was interrupted before it returned a result."
-
-
-def message_text(message: BaseMessage) -> str:
-    """The plain text of a message whose content may be a string or a list of blocks."""
-    content = message.content
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
 
 
 def repair_history(
@@ -120,7 +108,7 @@ def context_window(
 def latest_user_text(messages: Sequence[BaseMessage]) -> str:
     for msg in reversed(messages):
         if isinstance(msg, HumanMessage):
-            return message_text(msg)
+            return content_text(msg.content)
     return ""
 
 

@@ -9,12 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from birdie_tui.providers.config import ProviderConfig
-from birdie_tui.providers.errors import ProviderError
 from birdie_tui.skills.bundled import bundled_skills_dir
 from birdie_tui.store import BirdiePaths
 
-__all__ = ["EngineError", "EngineOptions", "default_skill_dirs", "describe_error",
-           "mcp_start_timeout"]
+__all__ = ["EngineError", "EngineOptions", "default_skill_dirs", "mcp_start_timeout"]
 
 
 class EngineError(Exception):
@@ -38,16 +36,6 @@ def mcp_start_timeout(options: EngineOptions) -> float:
         return float(options.environ.get("BIRDIE_MCP_START_TIMEOUT", "") or 15.0)
     except ValueError:
         return 15.0
-
-
-def describe_error(exc: BaseException) -> str:
-    """One readable line for any failure of a turn."""
-    if isinstance(exc, ProviderError):  # already a friendly, key-free line
-        return str(exc)[:400]
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    name = type(exc).__name__
-    line = f"{name}: {text}" if text else name
-    return line[:400]
 
 
 @dataclass

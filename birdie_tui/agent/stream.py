@@ -17,7 +17,7 @@ from birdie_tui.agent.events import (
     TurnEvent,
     UsageReported,
 )
-from birdie_tui.agent.history import message_text
+from birdie_tui.text import content_text
 
 
 def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
@@ -25,7 +25,7 @@ def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
         chunk, meta = data
         # `messages` also carries whole ToolMessages written by nodes: tokens come from chunks only.
         if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "agent":
-            text = message_text(chunk)
+            text = content_text(chunk.content)
             if text:
                 yield TokenStreamed(text)
     elif mode == "custom" and isinstance(data, dict):
@@ -44,7 +44,7 @@ def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
                         yield ToolFinished(
                             id=msg.tool_call_id,
                             name=msg.name or "",
-                            content=message_text(msg),
+                            content=content_text(msg.content),
                             error=msg.status == "error",
                         )
 

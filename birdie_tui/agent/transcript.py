@@ -8,14 +8,14 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from birdie_tui.agent.history import message_text
+from birdie_tui.text import content_text
 
 
 def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
     if isinstance(msg, HumanMessage):
-        return {"role": "user", "content": message_text(msg)}
+        return {"role": "user", "content": content_text(msg.content)}
     if isinstance(msg, AIMessage):
-        out: dict[str, Any] = {"role": "assistant", "content": message_text(msg)}
+        out: dict[str, Any] = {"role": "assistant", "content": content_text(msg.content)}
         if msg.tool_calls:
             out["tool_calls"] = [
                 {"id": c.get("id"), "name": c["name"], "args": c["args"]} for c in msg.tool_calls
@@ -31,12 +31,12 @@ def message_to_dict(msg: BaseMessage) -> dict[str, Any]:
             "role": "tool",
             "tool_call_id": msg.tool_call_id,
             "name": msg.name,
-            "content": message_text(msg),
+            "content": content_text(msg.content),
             "error": msg.status == "error",
         }
     if isinstance(msg, SystemMessage):
-        return {"role": "system", "content": message_text(msg)}
-    return {"role": msg.type, "content": message_text(msg)}
+        return {"role": "system", "content": content_text(msg.content)}
+    return {"role": msg.type, "content": content_text(msg.content)}
 
 
 def to_markdown(title: str, messages: Sequence[BaseMessage]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from langchain_core.tools import ToolException
 
 from birdie_tui.mcp.config import ServerSpec
+from birdie_tui.text import one_line
 
 MAX_LINE = 300
 
@@ -63,7 +64,7 @@ def describe_failure(exc: BaseException, spec: ServerSpec, timeout: float, log: 
     elif type(cause).__name__ == "HTTPStatusError":
         message = f"{spec.url}: {text}"
     else:
-        message = f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+        message = one_line(cause)
     if spec.transport == "stdio":
         last = log_tail(log, log_start)
         if last and not isinstance(cause, FileNotFoundError):

@@ -27,7 +27,7 @@ from birdie_tui.providers.sdk_base import (
     call_chunk,
     finish_reason,
 )
-from birdie_tui.providers.streaming import content_text, safe_id, usage_metadata
+from birdie_tui.providers.streaming import safe_id, usage_metadata, vendor_text
 
 
 def _text_block(text: str) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def to_anthropic_messages(messages: list[BaseMessage]) -> tuple[str, list[dict[s
     system: list[str] = []
     out: list[dict[str, Any]] = []
     for msg in messages:
-        text = content_text(msg.content)
+        text = vendor_text(msg.content)
         if isinstance(msg, SystemMessage):
             system.append(text)
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,17 +58,6 @@ class ProviderConfig:
     max_tokens: int | None = None
     api_version: str = DEFAULT_API_VERSION
     timeout: float = 120.0
-
-    @property
-    def is_offline(self) -> bool:
-        """True for the built-in offline model."""
-        return self.vendor == OFFLINE_VENDOR
-
-    def to_public_dict(self) -> dict[str, Any]:
-        """The config as a dict without the api key (safe to log or persist)."""
-        data = asdict(self)
-        data.pop("api_key", None)
-        return data
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:

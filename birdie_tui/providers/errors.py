@@ -28,6 +28,8 @@ _CUT_NAMES = {"RemoteProtocolError", "ReadError", "IncompleteRead", "StreamCut",
 class ProviderError(Exception):
     """A provider call failed; ``str()`` is the one line shown to the user (no secrets)."""
 
+    user_facing = True  # `birdie_tui.text.one_line` shows the text as-is, without a type name
+
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
         super().__init__(message)
         self.status = status

@@ -28,7 +28,7 @@ from birdie_tui.providers.sdk_base import (
     finish_reason,
     with_retries,
 )
-from birdie_tui.providers.streaming import content_text, dump_args, safe_id, usage_metadata
+from birdie_tui.providers.streaming import dump_args, safe_id, usage_metadata, vendor_text
 
 ID_PATTERN = r"[A-Za-z0-9]+"
 ID_LENGTH = 9
@@ -51,7 +51,7 @@ def to_mistral_messages(messages: list[BaseMessage]) -> tuple[list[dict[str, Any
         return new
 
     for msg in messages:
-        text = content_text(msg.content)
+        text = vendor_text(msg.content)
         if isinstance(msg, SystemMessage):
             out.append({"role": "system", "content": text})
         elif isinstance(msg, ToolMessage):

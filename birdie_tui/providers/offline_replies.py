@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from birdie_tui.providers.tokens import content_text
+from birdie_tui.text import content_text
 
 # The tool's full output is already in the transcript (tool_result): quote only a short excerpt.
 EXCERPT_LINES = 6

@@ -24,7 +24,7 @@ from birdie_tui.providers.sdk_base import (
     call_chunk,
     finish_reason,
 )
-from birdie_tui.providers.streaming import content_text, dump_args, usage_metadata
+from birdie_tui.providers.streaming import dump_args, usage_metadata, vendor_text
 
 GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 # Reasoning models accept only the default temperature.
@@ -37,7 +37,7 @@ def to_openai_messages(messages: list[BaseMessage]) -> list[dict[str, Any]]:
     """LangChain messages to chat-completions messages (`tool` role for results)."""
     out: list[dict[str, Any]] = []
     for msg in messages:
-        text = content_text(msg.content)
+        text = vendor_text(msg.content)
         if isinstance(msg, SystemMessage):
             out.append({"role": "system", "content": text})
         elif isinstance(msg, ToolMessage):

@@ -87,9 +87,10 @@ def usage_metadata(
     return usage  # type: ignore[return-value]
 
 
-def content_text(content: Any) -> str:
-    """The text of a message for a vendor that takes text: images and unknown blocks become a
-    short note instead of an error, tool-call and reasoning blocks are sent separately/never."""
+def vendor_text(content: Any) -> str:
+    """The text of a message as sent to a vendor (unlike `birdie_tui.text.content_text`, images
+    and unknown blocks become a note rather than vanish, so the model knows something was there;
+    tool-call and reasoning blocks are sent separately or never)."""
     if content is None:
         return ""
     if isinstance(content, str):

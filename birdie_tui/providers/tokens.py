@@ -7,6 +7,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from birdie_tui.text import content_text
+
 PER_MESSAGE_OVERHEAD = 4
 
 
@@ -15,24 +17,6 @@ def estimate_tokens(text: str) -> int:
     if not text:
         return 0
     return max(1, math.ceil(len(text) / 4))
-
-
-def content_text(content: Any) -> str:
-    """Return the plain text of a message content (a string or a list of blocks)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    if isinstance(content, Iterable):
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict):
-                text = block.get("text")
-                if isinstance(text, str) and block.get("type", "text") in ("text", "text-plain"):
-                    parts.append(text)
-    return "".join(parts)
 
 
 def estimate_message_tokens(messages: Iterable[Any]) -> int:

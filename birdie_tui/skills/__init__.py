@@ -1,7 +1,7 @@
 """Skills: parsing SKILL.MD / SKILL.md, loading folders, registry, policy, entrypoints.
 
 Names are imported on first use: the TUI asks for `bundled_themes_dir` before its first paint
-and must not pay for PyYAML and urllib then. The LangChain adapter lives in
+and must not pay for PyYAML then. The LangChain adapter lives in
 `birdie_tui.skills.adapter` and must be imported explicitly.
 """
 
@@ -15,12 +15,12 @@ _EXPORTS = {
     "MAX_TOOL_OUTPUT": "entrypoints", "ToolOutcome": "entrypoints",
     "render_command": "entrypoints", "run_entrypoint": "entrypoints",
     "truncate_output": "entrypoints",
-    "load_skills": "loader", "skill_files": "loader",
+    "load_skills": "loader",
     "LoadResult": "models", "MCPServerConfig": "models", "Skill": "models",
     "SkillError": "models", "SkillParseError": "models", "SkillTool": "models",
     "parse_skill_file": "parser", "parse_skill_text": "parser",
     "SkillPolicy": "policy", "SkillRegistry": "registry",
-    "describe_skill_for_loading": "resources", "read_skill_file": "resources",
+    "read_skill_file": "resources",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -33,7 +33,3 @@ def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0) -> BaseT
     lc_tool.metadata = {"skill": skill.name}
     return lc_tool
 
-
-def make_tools(skills: list[Skill], *, timeout: float = 120.0) -> list[BaseTool]:
-    """Every tool of the given skills, in order."""
-    return [make_tool(t, s, timeout=timeout) for s in skills for t in s.tools]

@@ -1,8 +1,10 @@
 """Running a skill tool's entrypoint (`bash:`, `http:`, `python:`; `grpc:`/`container:` refused).
 
 `run_entrypoint` never raises for a tool failure: it returns `ToolOutcome(error=True)` with a
-readable message. Bash placeholders are always shell-quoted; a timed-out or cancelled command
-has its whole process group killed. Output is capped at `MAX_TOOL_OUTPUT` characters.
+readable message. Arguments are checked against the tool's JSON schema first (`arguments.py`).
+Bash placeholders are always shell-quoted; a timed-out or cancelled command has its whole
+process group killed. `http:` requests run on httpx's AsyncClient, so cancelling the turn
+cancels them. Output is capped at `MAX_TOOL_OUTPUT` characters.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import re
 import shlex
 import signal
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.text import one_line
+
+from .arguments import ArgumentError, prepare_arguments
 from .models import HTTP_METHODS, SkillTool
 
 MAX_TOOL_OUTPUT = 32_000
@@ -44,19 +47,6 @@ def truncate_output(text: str) -> str:
     return text[:MAX_TOOL_OUTPUT] + f"\n… [truncated: {len(text) - MAX_TOOL_OUTPUT} characters dropped]"
 
 
-def apply_defaults(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    """Fill schema `default`s for missing (or None) arguments."""
-    out = dict(args)
-    for name, spec in (schema.get("properties") or {}).items():
-        if isinstance(spec, dict) and "default" in spec and out.get(name) is None:
-            out[name] = spec["default"]
-    return out
-
-
-def _missing_required(schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
-    return [r for r in schema.get("required") or [] if args.get(r) is None]
-
-
 def to_text(value: Any) -> str:
     """How an argument value is written into a command or URL."""
     if value is None:
@@ -72,11 +62,14 @@ def to_text(value: Any) -> str:
 
 async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
                          timeout: float = 120.0) -> ToolOutcome:
-    """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`."""
-    args = apply_defaults(tool.schema, dict(args or {}))
-    missing = _missing_required(tool.schema, args)
-    if missing:
-        return ToolOutcome(f"missing required argument(s): {', '.join(missing)}", True)
+    """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`.
+
+    Arguments that do not match the tool's schema never reach the shell, the URL or the
+    function: the model gets the validator's one-line reason and can call again."""
+    try:
+        args = prepare_arguments(tool.name, tool.schema, args)
+    except ArgumentError as exc:
+        return ToolOutcome(str(exc), True)
     scheme, _, target = tool.entrypoint.partition(":")
     scheme = scheme.strip().lower()
     try:
@@ -225,6 +218,7 @@ async def _run_bash(cmd: str, timeout: float) -> ToolOutcome:
 # --------------------------------------------------------------------------- http
 
 _BODY_METHODS = ("post", "put", "patch")
+_ERROR_EXCERPT = 1_000  # characters of an error response's body shown with its status
 
 
 async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], timeout: float) -> ToolOutcome:
@@ -253,35 +247,44 @@ async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], t
     elif rest:
         query = urllib.parse.urlencode({k: to_text(v) for k, v in rest.items()})
         url += ("&" if urllib.parse.urlsplit(url).query else "?") + query
-    req = urllib.request.Request(url, data=data, headers=headers, method=method.upper())
+    return await _http_call(method.upper(), url, data, headers, timeout)
+
+
+async def _http_call(method: str, url: str, data: bytes | None, headers: dict[str, str],
+                     timeout: float) -> ToolOutcome:
+    """One request on httpx's AsyncClient: a cancelled turn (Esc) cancels it mid-flight, and
+    `timeout` bounds the whole exchange, not just each read."""
+    import httpx  # ~0.1 s: paid on the first http: call, not at startup
+
     try:
-        return await asyncio.wait_for(asyncio.to_thread(_http_call, req, timeout), timeout + 5)
-    except asyncio.TimeoutError:
-        return ToolOutcome(f"HTTP {method.upper()} {url} timed out after {timeout:g}s", True)
+        async with asyncio.timeout(timeout):
+            async with httpx.AsyncClient(follow_redirects=True, timeout=timeout) as client:
+                async with client.stream(method, url, content=data, headers=headers) as resp:
+                    body = await _body_text(resp)
+    except (TimeoutError, httpx.TimeoutException):
+        return ToolOutcome(f"HTTP {method} {url} timed out after {timeout:g}s", True)
+    except httpx.HTTPError as exc:
+        return ToolOutcome(f"HTTP request to {url} failed: {one_line(exc)}", True)
+    if resp.is_error:
+        excerpt = body.strip()
+        if len(excerpt) > _ERROR_EXCERPT:
+            excerpt = excerpt[:_ERROR_EXCERPT] + "…"
+        status = f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip()
+        return ToolOutcome(status + (f"\n{excerpt}" if excerpt else ""), True)
+    return ToolOutcome(body, False)
 
 
-def _http_call(req: urllib.request.Request, timeout: float) -> ToolOutcome:
+async def _body_text(resp: Any) -> str:
+    """The body as text, at most `_READ_LIMIT` bytes of it (the rest is never downloaded)."""
+    raw = bytearray()
+    async for chunk in resp.aiter_bytes():
+        raw.extend(chunk[:_READ_LIMIT - len(raw)])
+        if len(raw) >= _READ_LIMIT:
+            break
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return ToolOutcome(_body_text(resp), False)
-    except urllib.error.HTTPError as exc:
-        body = _body_text(exc).strip()
-        return ToolOutcome(f"HTTP {exc.code} {exc.reason}" + (f"\n{body}" if body else ""), True)
-    except urllib.error.URLError as exc:
-        return ToolOutcome(f"HTTP request to {req.full_url} failed: {exc.reason}", True)
-    except TimeoutError:
-        return ToolOutcome(f"HTTP request to {req.full_url} timed out after {timeout:g}s", True)
-    except (OSError, ValueError) as exc:
-        return ToolOutcome(f"HTTP request to {req.full_url} failed: {exc}", True)
-
-
-def _body_text(resp: Any) -> str:
-    try:
-        raw = resp.read(_READ_LIMIT)
-    except Exception:  # noqa: BLE001 - a broken error body must not hide the status
-        return ""
-    charset = resp.headers.get_content_charset() if resp.headers else None
-    return raw.decode(charset or "utf-8", errors="replace")
+        return bytes(raw).decode(resp.encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        return bytes(raw).decode("utf-8", errors="replace")
 
 
 # --------------------------------------------------------------------------- python

@@ -33,15 +33,6 @@ def _files_in(folder: Path) -> list[Path]:
     return [folder / n for n in (BIRDIE_FILE, AGENT_SKILLS_FILE) if n in names]
 
 
-def skill_files(dirs: Iterable[Path]) -> list[Path]:
-    """Every SKILL.MD / SKILL.md under the given skills directories (for a file watcher)."""
-    out: list[Path] = []
-    for d in dirs:
-        for sub in _subdirs(Path(d).expanduser()):
-            out.extend(_files_in(sub))
-    return out
-
-
 def load_skills(dirs: Iterable[Path]) -> LoadResult:
     """Load every skill under `dirs`; errors are collected, never raised."""
     result = LoadResult()

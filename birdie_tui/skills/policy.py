@@ -37,11 +37,6 @@ class SkillPolicy:
         self._enabled.pop(name.lower(), None)
         self._disabled[name.lower()] = name
 
-    def reset(self, name: str) -> None:
-        """Forget any explicit choice: back to the skill's default."""
-        self._enabled.pop(name.lower(), None)
-        self._disabled.pop(name.lower(), None)
-
     def allowed(self, registry: SkillRegistry) -> list[Skill]:
         return [s for s in registry.skills() if self.is_enabled(s)]
 

@@ -1,4 +1,4 @@
-"""The in-memory index of loaded skills: by name, by tool name and by tag."""
+"""The in-memory index of loaded skills: by name and by tool name."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ class SkillRegistry:
         self._skills: dict[str, Skill] = {}
         self._tools: dict[str, SkillTool] = {}
         self._tool_owner: dict[str, Skill] = {}
-        self._tags: dict[str, list[SkillTool]] = {}
         self.errors: list[SkillError] = []
         self.replace(result or LoadResult())
 
@@ -21,7 +20,6 @@ class SkillRegistry:
         skills: dict[str, Skill] = {}
         tools: dict[str, SkillTool] = {}
         owner: dict[str, Skill] = {}
-        tags: dict[str, list[SkillTool]] = {}
         for skill in result.skills:
             if skill.name.lower() in skills:
                 continue
@@ -31,9 +29,7 @@ class SkillRegistry:
                     continue
                 tools[tool.name] = tool
                 owner[tool.name] = skill
-                for tag in dict.fromkeys(t.lower() for t in (tool.tags or skill.tags)):
-                    tags.setdefault(tag, []).append(tool)
-        self._skills, self._tools, self._tool_owner, self._tags = skills, tools, owner, tags
+        self._skills, self._tools, self._tool_owner = skills, tools, owner
         self.errors = list(result.errors)
 
     def skills(self) -> list[Skill]:
@@ -50,9 +46,6 @@ class SkillRegistry:
 
     def skill_for_tool(self, tool_name: str) -> Skill | None:
         return self._tool_owner.get(tool_name)
-
-    def tools_for_tag(self, tag: str) -> list[SkillTool]:
-        return list(self._tags.get(tag.lower(), []))
 
     def __len__(self) -> int:
         return len(self._skills)

@@ -32,13 +32,3 @@ def read_skill_file(skill: Skill, rel_path: str, max_chars: int = MAX_RESOURCE_C
         text = text[:max_chars] + f"\n… [truncated: {len(text) - max_chars} characters dropped]"
     return text
 
-
-def describe_skill_for_loading(skill: Skill) -> str:
-    """What a `load_skill` tool returns: the skill's instructions plus its resource files."""
-    parts = [f"# Skill: {skill.name}", skill.description]
-    if skill.body:
-        parts.append(skill.body)
-    if skill.resources:
-        listing = "\n".join(f"- {r}" for r in skill.resources)
-        parts.append(f"Resource files (relative to the skill folder {skill.folder}):\n{listing}")
-    return "\n\n".join(parts)

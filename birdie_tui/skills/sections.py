@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .arguments import schema_problem
 from .models import (HTTP_METHODS, PERMISSION_RULE_KEYS, RUNNABLE_SCHEMES, UNSUPPORTED_SCHEMES,
                      SkillError, SkillTool)
 from .parse_util import FAIL, FENCE, H2, H3, KEY, Errors, load_yaml, scalar_str, typename
@@ -192,6 +193,10 @@ def _schema(value: Any, tool: str, line: int, errs: Errors) -> dict[str, Any] | 
     req = schema.get("required")
     if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req)):
         errs.add(line, f"tool '{tool}': schema 'required' must be a list of names")
+        return None
+    problem = schema_problem(schema)  # e.g. `type: integr`: caught now, not on the first call
+    if problem is not None:
+        errs.add(line, f"tool '{tool}': invalid JSON schema: {problem}")
         return None
     return schema
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from birdie_tui.text import one_line
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.commands import BirdieCommands
 from birdie_tui.tui.keymap import apply_keymap
@@ -28,7 +28,7 @@ from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.sessions import SessionControl
-from birdie_tui.tui.skill_watch import SkillWatch, one_line
+from birdie_tui.tui.skill_watch import SkillWatch
 from birdie_tui.tui.slash import SLASH_COMMANDS, SlashCommands
 from birdie_tui.tui.themes import register_themes
 from birdie_tui.tui.turn_view import TurnView

@@ -76,11 +76,11 @@ class Boot:
             opened = await self._open_session(engine, engine_mod.EngineError,
                                               None if retry else session_id)
         except Exception as exc:  # noqa: BLE001 - shown, never fatal
-            from birdie_tui.tui.skill_watch import one_line
+            from birdie_tui.text import one_line
 
-            user_facing = getattr(engine_mod, "EngineError", ())
             # An EngineError is already a sentence for the user; anything else gets its type.
-            self.error = str(exc) if isinstance(exc, user_facing) else one_line(exc)
+            engine_error = getattr(engine_mod, "EngineError", None)
+            self.error = one_line(exc, as_is=(engine_error,) if engine_error else ())
             if engine is not None:
                 await _close_quietly(engine)
             self.settled.set()

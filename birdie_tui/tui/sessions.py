@@ -149,8 +149,8 @@ def last_turn_injection(engine: Any, history: list[Any]) -> Any:
     skills and memory in force now (so a resumed session does not show an empty panel)."""
     from langchain_core.messages import HumanMessage
 
-    from birdie_tui.agent.history import message_text
     from birdie_tui.agent.prompt import build_system_prompt
+    from birdie_tui.text import content_text
     from birdie_tui.agent.skill_tools import loaded_skill_names
     from birdie_tui.tui.view_models import InjectionView
     from birdie_tui.tui.views import injection_view
@@ -160,7 +160,7 @@ def last_turn_injection(engine: Any, history: list[Any]) -> Any:
         return InjectionView(memory=memory_notes(engine))
     allowed = engine.toolbox.allowed_skills()
     _, report = build_system_prompt(
-        allowed, message_text(last), loaded=loaded_skill_names(history),
+        allowed, content_text(last.content), loaded=loaded_skill_names(history),
         memory=memory_notes(engine), tools_by_tag=engine.toolbox.tools_by_tag(allowed))
     return injection_view(report)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from birdie_tui.text import one_line
+
 if TYPE_CHECKING:
     from birdie_tui.tui.app import BirdieApp
 
@@ -63,8 +65,3 @@ class SkillWatch:
                 self.mcp_failures_seen.add(key)
                 self.app.notify(f"{status.skill}: {status.error}", title="MCP server failed",
                                 severity="error", timeout=8)
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -78,7 +78,7 @@ def test_missing_key_is_one_line():
 
 
 def test_offline_needs_nothing():
-    assert config_for("offline", None, current=OPENAI, environ={}).is_offline
+    assert config_for("offline", None, current=OPENAI, environ={}).vendor == "offline"
 
 
 def test_catalog_vendor_families():

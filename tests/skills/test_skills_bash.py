@@ -47,7 +47,7 @@ async def test_defaults_missing_optional_and_required():
     out = await run("echo {a}", {"a": None, "n": 1}, schema)
     assert out.content == "dflt\n"
     out = await run("echo {n}", {}, schema)
-    assert out.error and "missing required argument(s): n" in out.content
+    assert (out.content, out.error) == ("invalid arguments for t: 'n' is a required property", True)
 
 
 async def test_non_string_values_rendered():

@@ -44,7 +44,7 @@ async def test_shell_run_bash_runs_the_command_line(registry, tmp_path, monkeypa
     out = await call(registry, "run_bash", command="echo a b | tr a-z A-Z && echo 'q x' > f.txt; cat f.txt")
     assert out.content == "A B\nq x\n"
     assert registry.get("shell").requires_approval("run_bash")
-    assert [t.name for t in registry.tools_for_tag("shell")] == ["run_bash"]
+    assert [t.name for t in registry.get("shell").tools] == ["run_bash"]
 
 
 def test_support_files_are_valid():

@@ -1,5 +1,6 @@
 """python:, http: and unsupported entrypoints, for real (loopback HTTP server, real modules)."""
 
+import asyncio
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import SkillTool, load_skills, run_entrypoint
+from birdie_tui.skills import MAX_TOOL_OUTPUT, SkillTool, load_skills, run_entrypoint
 
 TOOLS_PY = '''
 import asyncio
@@ -81,11 +82,14 @@ async def test_bundled_planning_tools(isolated_home, tmp_path):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    hung = threading.Event()  # a /hang request arrived
+    dropped = threading.Event()  # ...and its client closed the connection
+
     def log_message(self, *a):
         pass
 
-    def _reply(self, code: int, payload: dict):
-        body = json.dumps(payload).encode()
+    def _reply(self, code: int, payload: dict | str):
+        body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -93,15 +97,36 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        self._reply(500 if self.path.startswith("/fail") else 200, {"method": "GET", "path": self.path})
+        if self.path.startswith("/hang"):  # never answers; notices when the client gives up
+            type(self).hung.set()
+            self.connection.settimeout(30)
+            try:
+                if self.rfile.read(1) == b"":
+                    type(self).dropped.set()
+            except OSError:
+                pass
+        elif self.path.startswith("/big"):
+            self._reply(200, "a" * (MAX_TOOL_OUTPUT + 500))
+        elif self.path.startswith("/fail-big"):
+            self._reply(503, "e" * 50_000)
+        elif self.path.startswith("/moved"):
+            self.send_response(302)
+            self.send_header("Location", "/w/after-redirect")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            self._reply(500 if self.path.startswith("/fail") else 200, {"method": "GET", "path": self.path})
 
     def do_POST(self):
         data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self._reply(200, {"method": "POST", "path": self.path, "json": data})
+        self._reply(200, {"method": "POST", "path": self.path, "json": data,
+                          "type": self.headers["Content-Type"]})
 
 
 @pytest.fixture
 def http_base():
+    _Handler.hung.clear()
+    _Handler.dropped.clear()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -118,12 +143,45 @@ async def test_http_get_post_and_errors(http_base, tmp_path):
     assert json.loads(out.content)["path"] == "/w/New%20York%2Fx?format=3&q=a+b&n=3"
     out = await run_entrypoint(tool(f"http:post {http_base}/p", schema), {"q": "z", "city": None}, skill_dir=tmp_path)
     assert json.loads(out.content)["json"] == {"q": "z", "n": 3}
+    assert json.loads(out.content)["type"] == "application/json"
     out = await run_entrypoint(tool(f"http:get {http_base}/fail"), {}, skill_dir=tmp_path)
     assert out.error and out.content.startswith("HTTP 500") and "/fail" in out.content
     out = await run_entrypoint(tool("http:get http://127.0.0.1:9/closed"), {}, skill_dir=tmp_path, timeout=5)
     assert out.error and "failed" in out.content
     out = await run_entrypoint(tool("http:get file:///etc/passwd"), {}, skill_dir=tmp_path)
     assert out.error and "non-http" in out.content
+
+
+async def test_http_redirect_is_followed(http_base, tmp_path):
+    out = await run_entrypoint(tool(f"http:get {http_base}/moved"), {}, skill_dir=tmp_path)
+    assert not out.error and json.loads(out.content)["path"] == "/w/after-redirect"
+
+
+async def test_http_output_truncated_and_error_body_shortened(http_base, tmp_path):
+    out = await run_entrypoint(tool(f"http:get {http_base}/big"), {}, skill_dir=tmp_path)
+    assert not out.error and out.content.startswith("a" * MAX_TOOL_OUTPUT)
+    assert out.content.endswith("\n… [truncated: 500 characters dropped]")
+    out = await run_entrypoint(tool(f"http:get {http_base}/fail-big"), {}, skill_dir=tmp_path)
+    status, _, excerpt = out.content.partition("\n")
+    assert out.error and status == "HTTP 503 Service Unavailable"
+    assert excerpt.startswith("eee") and excerpt.endswith("…") and len(excerpt) < 2_000
+
+
+async def test_http_timeout_is_an_error_result(http_base, tmp_path):
+    out = await run_entrypoint(tool(f"http:get {http_base}/hang"), {}, skill_dir=tmp_path, timeout=0.5)
+    assert (out.content, out.error) == (f"HTTP GET {http_base}/hang timed out after 0.5s", True)
+    assert _Handler.dropped.wait(10)  # and the connection was closed, not left to the server
+
+
+async def test_http_cancel_drops_the_request(http_base, tmp_path):
+    """Esc cancels the turn's task: the request must stop then, not run on in a thread."""
+    task = asyncio.ensure_future(
+        run_entrypoint(tool(f"http:get {http_base}/hang"), {}, skill_dir=tmp_path, timeout=60))
+    assert await asyncio.to_thread(_Handler.hung.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(_Handler.dropped.wait, 10)
 
 
 @pytest.mark.parametrize("entrypoint, fragment", [

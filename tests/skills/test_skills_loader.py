@@ -1,6 +1,4 @@
-from pathlib import Path
-
-from birdie_tui.skills import load_skills, skill_files
+from birdie_tui.skills import load_skills
 
 
 def test_one_bad_file_among_good_ones(make_skill, skills_root, simple_skill):
@@ -50,13 +48,11 @@ def test_both_file_names_loads_birdie_and_reports(make_skill, skills_root, simpl
     result = load_skills([skills_root])
     assert [s.name for s in result.skills] == ["upper"]
     assert "both SKILL.MD and SKILL.md" in result.errors[0].message
-    assert skill_files([skills_root]) == [skills_root / "both" / "SKILL.MD", skills_root / "both" / "SKILL.md"]
 
 
-def test_order_is_deterministic_and_skill_files(make_skill, skills_root, simple_skill):
+def test_order_is_deterministic(make_skill, skills_root, simple_skill):
     for folder in ("zeta", "alpha", "mid"):
         make_skill(folder, simple_skill(folder))
     make_skill("agent", "---\nname: agent\ndescription: d\n---\nx\n", "SKILL.md")
     result = load_skills([skills_root])
     assert [s.name for s in result.skills] == ["agent", "alpha", "mid", "zeta"]
-    assert [p.parent.name for p in skill_files([skills_root, Path("/nonexistent")])] == ["agent", "alpha", "mid", "zeta"]

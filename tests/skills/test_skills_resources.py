@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from birdie_tui.skills import bundled_skills_dir, describe_skill_for_loading, load_skills, read_skill_file
+from birdie_tui.skills import bundled_skills_dir, load_skills, read_skill_file
 
 
 @pytest.fixture
@@ -35,9 +35,7 @@ def test_escapes_rejected(agent_skill, rel, fragment):
         read_skill_file(agent_skill, rel)
 
 
-def test_describe_for_loading(agent_skill):
-    text = describe_skill_for_loading(agent_skill)
-    assert "Instructions." in text and "- references/link.md" in text and "- references/r.md" in text
+def test_bundled_agent_skill_resources(agent_skill):
     (gh,) = [s for s in load_skills([bundled_skills_dir()]).skills if s.name == "git-helper"]
-    assert "references/conventional-commits.md" in describe_skill_for_loading(gh)
+    assert "references/conventional-commits.md" in gh.resources
     assert "Conventional Commits" in read_skill_file(gh, "references/conventional-commits.md")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.widgets import Tabs
 
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
-from birdie_tui.tui.widgets.chat.notice import Notice
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar

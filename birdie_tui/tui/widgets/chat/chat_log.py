@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from birdie_tui.text import content_text
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
@@ -124,12 +125,12 @@ class ChatLog(VerticalScroll):
         for item in items:
             role = item.get("role")
             if role == "user":
-                widgets.append(UserMessage(_as_text(item.get("content"))))
+                widgets.append(UserMessage(content_text(item.get("content"))))
             elif role == "assistant":
                 if _is_reply(item):
                     replies_left -= 1
                     lite = replies_left >= REPLAY_FULL_MARKDOWN
-                    widgets.append(AssistantMessage.static(_as_text(item["content"]), lite=lite))
+                    widgets.append(AssistantMessage.static(content_text(item["content"]), lite=lite))
                 for call in item.get("tool_calls") or ():
                     call_id = str(call.get("id", ""))
                     block = ToolBlock(call_id, str(call.get("name", "tool")), call.get("args") or {}, mode=mode)
@@ -141,7 +142,7 @@ class ChatLog(VerticalScroll):
                 if block is None:
                     block = ToolBlock(call_id, str(item.get("name") or "tool"), {}, mode=mode)
                     widgets.append(block)
-                block.finish(_as_text(item.get("content")), bool(item.get("error", False)))
+                block.finish(content_text(item.get("content")), bool(item.get("error", False)))
         for block in pending.values():  # calls whose results never came back
             block.cancel()
         if not widgets:
@@ -188,21 +189,4 @@ class ChatLog(VerticalScroll):
 
 
 def _is_reply(item: dict[str, Any]) -> bool:
-    return item.get("role") == "assistant" and bool(_as_text(item.get("content")).strip())
-
-
-def _as_text(content: Any) -> str:
-    """Message content as text; provider-style lists of blocks keep their text parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        return "\n".join(parts)
-    return str(content)
+    return item.get("role") == "assistant" and bool(content_text(item.get("content")).strip())

@@ -1,0 +1,51 @@
+"""Two small jobs every layer needs: message content as plain text, and a failure as one line.
+
+Standard library only and nothing imported at module level beyond typing, so the TUI's first
+paint, the CLI and the core can all use it without pulling LangChain or a vendor SDK.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Block types whose "text" is what the user or model wrote (LangChain and vendor spellings).
+_TEXT_BLOCKS = ("text", "text-plain")
+
+
+def content_text(content: Any) -> str:
+    """The plain text of a message's content: a string, None, or a list of blocks.
+
+    String blocks and `{"type": "text", "text": ...}` blocks (a block without a type counts
+    as text) are joined without a separator, as LangChain joins streamed chunks; tool-use,
+    image and reasoning blocks carry no text the user wrote and are skipped.
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, (list, tuple)):
+        return str(content)
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str) \
+                and block.get("type", "text") in _TEXT_BLOCKS:
+            parts.append(block["text"])
+    return "".join(parts)
+
+
+def one_line(exc: BaseException, limit: int = 400, *,
+             as_is: tuple[type[BaseException], ...] = ()) -> str:
+    """One readable line for any failure: `TypeName: first line of its message`.
+
+    An exception that is already a sentence for the user keeps its text unchanged (no type
+    name): one with a true `user_facing` attribute (providers' `ProviderError`, checked by
+    duck typing so this module imports nothing), or an instance of a type in `as_is`.
+    """
+    text = str(exc).strip()
+    if getattr(exc, "user_facing", False) is True or (as_is and isinstance(exc, as_is)):
+        return text[:limit]
+    first = text.splitlines()[0].strip() if text else ""
+    name = type(exc).__name__
+    return (f"{name}: {first}" if first else name)[:limit]
