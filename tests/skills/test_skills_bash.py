@@ -2,7 +2,6 @@
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -92,9 +91,9 @@ async def _wait_file(p: Path) -> int:
 
 async def test_timeout_kills_the_process_group(tmp_path):
     pidfile = tmp_path / "pid"
-    start = time.monotonic()
-    out = await run(f"echo started; sleep 30 & echo $! > {pidfile}; sleep 30", timeout=1.0)
-    assert time.monotonic() - start < 10
+    # wait_for only guards against a hang; "timed out" in the result is what proves the kill
+    out = await asyncio.wait_for(
+        run(f"echo started; sleep 30 & echo $! > {pidfile}; sleep 30", timeout=1.0), 25)
     assert out.error and "timed out after 1s" in out.content and "started" in out.content
     pid = int(pidfile.read_text())
     for _ in range(100):
