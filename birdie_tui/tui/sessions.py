@@ -42,6 +42,14 @@ class SessionControl:
     def engine(self) -> Any:
         return self.app.engine
 
+    def not_running(self) -> None:
+        """Session keys before the engine runs: say what is going on and what to do."""
+        if self.app.booting.failed:
+            self.app.notify("Birdie is not running — ctrl+n or /retry starts it again.",
+                            severity="warning", timeout=4)
+        else:
+            self.app.notify("Still starting up…", timeout=2)
+
     async def show_current(self, *, new: bool = False) -> None:
         """Replay the open session into the chat and restore its grants and token totals."""
         from birdie_tui.agent.transcript import message_to_dict
@@ -81,6 +89,7 @@ class SessionControl:
         """ctrl+pageup / ctrl+pagedown: the previous / next session in the browser's order
         (newest first), wrapping around."""
         if self.engine is None:
+            self.not_running()
             return
         ids = [meta.id for meta in self.engine.list_sessions()]
         current = self.engine.session.id
@@ -97,7 +106,7 @@ class SessionControl:
         from birdie_tui.tui.screens.session_browser import SessionBrowser
 
         if self.engine is None:
-            self.app.notify("Still starting up…", timeout=2)
+            self.not_running()
             return
 
         def chosen(result: tuple[str, str | None] | None) -> None:

@@ -82,6 +82,8 @@ async def test_failed_engine_start_is_recoverable(make_app, isolated_home):
         await send(pilot, app, "/info")  # needs the engine: says so, never waits forever
         await wait_for(pilot, lambda: any("needs Birdie running" in n
                                           for n in notifications(app)))
+        await pilot.press("ctrl+s")  # keys still answer, and say what to do
+        await wait_for(pilot, lambda: any("not running" in n for n in notifications(app)))
         blocker.unlink()
         await pilot.press("ctrl+n")
         await wait_ready(pilot, app)
