@@ -3,6 +3,8 @@ working session opens; a failed engine can be retried; quitting always works."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from birdie_tui.tui.widgets.composer import Composer
@@ -67,12 +69,18 @@ async def test_corrupt_memory_is_announced_when_found(make_app, isolated_home):
         assert len(aside) == 1 and aside[0].read_text() == "[[["
 
 
-async def test_failed_engine_start_is_recoverable(make_app, isolated_home):
+@pytest.fixture
+def blocker(isolated_home):
+    """The user's data folder is a file: the engine cannot open its history database."""
+    path = isolated_home / "sessions" / "tester"
+    path.parent.mkdir(parents=True)
+    path.write_text("not a folder")
+    return path
+
+
+async def test_failed_engine_start_is_recoverable(make_app, blocker):
     """The engine cannot start (its data folder is blocked): the app says so, keeps what the
     user types, and ctrl+n tries again once the cause is gone."""
-    blocker = isolated_home / "sessions" / "tester"
-    blocker.parent.mkdir(parents=True)
-    blocker.write_text("not a folder")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.booting.failed)
@@ -92,10 +100,7 @@ async def test_failed_engine_start_is_recoverable(make_app, isolated_home):
         assert "are you there" in app.query(AssistantMessage).last().text
 
 
-async def test_quit_works_after_a_failed_start(make_app, isolated_home):
-    blocker = isolated_home / "sessions" / "tester"
-    blocker.parent.mkdir(parents=True)
-    blocker.write_text("not a folder")
+async def test_quit_works_after_a_failed_start(make_app, blocker):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.booting.failed)
@@ -163,8 +168,6 @@ async def test_a_theme_from_textuals_own_picker_is_saved(make_app, isolated_home
 
 
 async def test_continue_cannot_be_combined_with_session_id(make_app):
-    import pytest
-
     with pytest.raises(SystemExit) as exit_info:
         make_app("--continue", "--session-id", "2026-01-02_1")
     assert exit_info.value.code == 2
