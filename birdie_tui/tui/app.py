@@ -126,9 +126,7 @@ class BirdieApp(App[int]):
         self.query_one(Composer).set_commands(SLASH_COMMANDS)
         self.query_one(Composer).focus()
         self._apply_width(self.size.width)
-        self.query_one(StatusBar).update_status(
-            model="starting…", session_id="", title=None, context_tokens=0,
-            context_window=None, session_in=0, session_out=0, busy=True)
+        self.show_engine_state("starting…", busy=True)
         for warning in self._theme_warnings:
             self.notify(warning, title="Theme", severity="warning")
         # After the first frame: the boot thread's imports would contend with the first layout.
@@ -207,16 +205,12 @@ class BirdieApp(App[int]):
     @work(group="engine-boot", exclusive=True, exit_on_error=False)
     async def boot(self, retry: bool = False) -> None:
         chat = self.query_one(ChatLog)
-        self.query_one(StatusBar).update_status(
-            model="starting…", session_id="", title=None, context_tokens=0,
-            context_window=None, session_in=0, session_out=0, busy=True)
+        self.show_engine_state("starting…", busy=True)
         started = await self.booting.start(session_id=self.args.session_id, retry=retry)
         if started is None:
             chat.add_error(f"Birdie could not start: {self.booting.error}. What you type is "
                            "kept. ctrl+n or /retry tries again · ctrl+q quits.")
-            self.query_one(StatusBar).update_status(
-                model="not started", session_id="", title=None, context_tokens=0,
-                context_window=None, session_in=0, session_out=0, busy=False)
+            self.show_engine_state("not started", busy=False)
             return
         engine, opened = started
         self.engine = engine
@@ -273,6 +267,12 @@ class BirdieApp(App[int]):
         if self.engine is not None:
             self.query_one(SkillSidebar).set_skills(skill_rows(self.engine, self.skill_marks),
                                                     broken_files(self.engine))
+
+    def show_engine_state(self, label: str, *, busy: bool) -> None:
+        """The status bar while no engine runs (starting, or a start that failed)."""
+        self.query_one(StatusBar).update_status(
+            model=label, session_id="", title=None, context_tokens=0, context_window=None,
+            session_in=0, session_out=0, busy=busy)
 
     def refresh_status(self, busy: bool | None = None) -> None:
         if self.engine is None:

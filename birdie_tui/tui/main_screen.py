@@ -38,11 +38,11 @@ class MainScreen(Screen):
         super()._forward_event(event)
 
     def on_key(self, event: events.Key) -> None:
+        if not event.is_printable or event.character is None:
+            return
         composer = self._composer()
         focused = self.focused
         if composer is None or focused is composer:
-            return
-        if not event.is_printable or event.character is None:
             return
         if focused is not None and focused.has_class("skills--list") \
                 and event.key in SKILL_LIST_KEYS:

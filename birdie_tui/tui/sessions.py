@@ -91,10 +91,8 @@ class SessionControl:
         if self.engine is None:
             self.not_running()
             return
-        ids = [meta.id for meta in self.engine.list_sessions()]
+        ids = [row.id for row in session_rows(self.engine)]  # the browser's order
         current = self.engine.session.id
-        if current not in ids:
-            ids.insert(0, current)  # a new session with nothing sent yet: the newest
         if len(ids) < 2:
             self.app.notify("No other session yet — ctrl+n starts one.", timeout=2)
             return

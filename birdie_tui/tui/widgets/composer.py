@@ -15,7 +15,7 @@ import os
 
 from textual import events
 from textual.actions import SkipAction
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -87,6 +87,7 @@ class Composer(TextArea):
         self._cycle_index = -1
         self._cycle_text: str | None = None  # the text the last completion put in
         self.current_hint = ""
+        self._keymapped: tuple[object, BindingsMap] | None = None  # (keymap, bindings)
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -104,10 +105,7 @@ class Composer(TextArea):
         already been inserted: ctrl+j, backspace or ← would land at the end. A binding whose
         action skips (Tab to move focus, PageUp for the chat) is left to bubble as usual.
         """
-        # Our entry of the screen's binding chain: the user's keymap (settings) is applied there.
-        own = next((bindings for node, bindings in self.screen._binding_chain if node is self),
-                   self._bindings)
-        for binding in own.key_to_bindings.get(event.key, ()):
+        for binding in self._keymapped_bindings().key_to_bindings.get(event.key, ()):
             if binding.priority or not self.check_action(binding.action, ()):
                 continue
             if await self.app.run_action(binding.action, self):
@@ -115,6 +113,17 @@ class Composer(TextArea):
                 event.prevent_default()
                 return True
         return False
+
+    def _keymapped_bindings(self) -> BindingsMap:
+        """This widget's bindings with the user's keymap applied (what Textual's binding chain
+        would give), rebuilt only when the keymap changes: this runs for every key typed."""
+        keymap = self.app._keymap  # set_keymap installs a new dict, so identity tells a change
+        if self._keymapped is None or self._keymapped[0] is not keymap:
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            self._keymapped = (keymap, bindings)
+        return self._keymapped[1]
 
     def action_submit(self) -> None:
         text = self.text.strip()
