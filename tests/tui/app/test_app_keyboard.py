@@ -9,6 +9,7 @@ from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+from tests.tui.keys import burst
 
 from .conftest import send, wait_for, wait_ready, wait_turn
 
@@ -16,6 +17,14 @@ from .conftest import send, wait_for, wait_ready, wait_turn
 def in_view(chat: ChatLog, widget) -> bool:
     """Some of `widget` is inside the chat's visible region."""
     return widget.region.overlaps(chat.content_region) if widget.region else False
+
+
+async def fill_chat(pilot, app, *, turns: int, words: int) -> ChatLog:
+    """Long enough a conversation to scroll: `turns` answered messages of `words` words."""
+    for i in range(turns):
+        await send(pilot, app, f"message {i} " + "words " * words)
+        await wait_turn(pilot, app)
+    return app.query_one(ChatLog)
 
 
 async def type_text(pilot, text: str) -> None:
@@ -93,10 +102,7 @@ async def test_page_keys_scroll_the_chat_from_the_composer(make_app):
     app = make_app()
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_ready(pilot, app)
-        for i in range(4):
-            await send(pilot, app, f"message number {i} " + "words " * 60)
-            await wait_turn(pilot, app)
-        chat = app.query_one(ChatLog)
+        chat = await fill_chat(pilot, app, turns=4, words=60)
         await wait_for(pilot, lambda: chat.max_scroll_y > 0)
         bottom = chat.scroll_y
         await pilot.press("pageup")
@@ -111,10 +117,7 @@ async def test_a_command_sent_after_scrolling_up_is_in_view(make_app):
     app = make_app()
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_ready(pilot, app)
-        for i in range(3):
-            await send(pilot, app, f"message {i} " + "text " * 80)
-            await wait_turn(pilot, app)
-        chat = app.query_one(ChatLog)
+        chat = await fill_chat(pilot, app, turns=3, words=80)
         await wait_for(pilot, lambda: chat.max_scroll_y > 10)
         chat.scroll_home(animate=False)
         await pilot.pause()
@@ -134,19 +137,6 @@ async def test_burst_with_newlines_keeps_key_order(make_app):
         await wait_ready(pilot, app)
         await pilot.press("a", "b", "ctrl+j", "c", "ctrl+j", "ctrl+j", "d", "e")
         assert app.query_one(Composer).text == "ab\nc\n\nde"
-
-
-def burst(app, *keys: str) -> None:
-    """Post keys the way a fast terminal delivers them: all at once, no waiting in between
-    (Pilot's `press` waits for each key to be handled, which hides ordering bugs)."""
-    from textual import events
-    from textual.keys import _character_to_key
-
-    for key in keys:
-        char = key if len(key) == 1 else None
-        event = events.Key(_character_to_key(key) if char else key, char)
-        event.set_sender(app)
-        app._driver.send_message(event)  # what the terminal driver does for each key read
 
 
 async def test_a_real_burst_keeps_editing_keys_in_place(make_app):

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from textual import events
 from textual.geometry import Region
 from textual.widgets import Button, Input, Static
 
@@ -9,12 +8,8 @@ from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.dialog import GuardedModal
 from birdie_tui.tui.screens.rename import RenameScreen
+from tests.tui.keys import deliver, key_events
 from tests.tui.screens.harness import NOT_DISMISSED, ScreenHarness
-
-
-def key_events(*keys: str) -> list[events.Key]:
-    """Key events stamped now, to be delivered later (keys typed before a dialog showed)."""
-    return [events.Key(key, key if len(key) == 1 else None) for key in keys]
 
 
 def rendered_text(widget) -> str:
@@ -101,9 +96,7 @@ async def test_confirm_ignores_keys_typed_before_it_showed():
         await pilot.pause()
         assert isinstance(app.screen, GuardedModal) and app.screen.shown_at is not None
         assert all(event.time < app.screen.shown_at for event in stale)
-        for event in stale:
-            app.post_message(event)
-        await pilot.pause()
+        await deliver(pilot, app, stale)
         assert app.result is NOT_DISMISSED
         assert app.screen.focused.id == "confirm-keep"  # the stale tab did not move focus
         await pilot.press("tab", "enter")  # the same keys, typed now, do count
@@ -147,9 +140,7 @@ async def test_rename_ignores_keys_typed_before_it_showed():
     app = ScreenHarness(lambda: RenameScreen("Old title"))
     async with app.run_test() as pilot:
         await pilot.pause()
-        for event in stale:
-            app.post_message(event)
-        await pilot.pause()
+        await deliver(pilot, app, stale)
         assert app.result is NOT_DISMISSED
         assert app.screen.query_one("#rename-input", Input).value == "Old title"
 
@@ -220,9 +211,7 @@ async def test_approval_ignores_keys_typed_before_it_showed():
     app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", {"command": "rm -rf build"}))
     async with app.run_test() as pilot:
         await pilot.pause()
-        for event in stale:
-            app.post_message(event)
-        await pilot.pause()
+        await deliver(pilot, app, stale)
         assert app.result is NOT_DISMISSED
         assert app.screen.focused.id == "approval-args"
 

@@ -8,6 +8,7 @@ from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
 from birdie_tui.tui.screens.session_browser import EMPTY_MESSAGE, HINTS, SessionBrowser
 from birdie_tui.tui.view_models import SessionRow
+from tests.tui.keys import deliver, key_events
 from tests.tui.screens.harness import NOT_DISMISSED, ScreenHarness
 
 
@@ -72,11 +73,6 @@ def type_ahead(app: ScreenHarness, *keys: str) -> None:
     for key in keys:
         character = " " if key == "space" else key if len(key) == 1 else None
         app.post_message(events.Key(key, character))
-
-
-def key_events(*keys: str) -> list[events.Key]:
-    """Key events stamped now, to be delivered later (keys typed before a dialog showed)."""
-    return [events.Key(key, key if len(key) == 1 else None) for key in keys]
 
 
 async def test_rows_render_in_given_order_with_details_and_current_marker():
@@ -315,9 +311,7 @@ async def test_keys_typed_before_the_confirm_dialog_showed_are_ignored():
         await pilot.press("ctrl+d")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        for event in stale:
-            app.post_message(event)
-        await pilot.pause()
+        await deliver(pilot, app, stale)
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.focused.id == "confirm-keep"
         assert actions.deleted == []
