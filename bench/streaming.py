@@ -3,16 +3,16 @@
 Each run is a fresh interpreter running `create_app([])` under `App.run_test(size=(120, 40))` with
 the offline model (no API key, BIRDIE_HOME in a temp dir, BIRDIE_OFFLINE_TPS unset = full speed
 unless --tps). After the engine is ready the bench sends one message; the offline model quotes it
-back as a blockquote plus a few lines, one TokenStreamed per word. Variants:
+back as a blockquote plus a few lines, one "token" event per word. Variants:
 
   prose  ~10,000 words in paragraphs of 100 words → a reply of ≥ 10,000 tokens
   list   a Markdown list of 200 items (STACK-NOTES: a growing list is O(n) per flush)
 
 Measured per run:
-  tokens       TokenStreamed messages posted (via `message_hook`, deduplicated by identity)
-               and handled by the app (BirdieApp.on_token_streamed)
-  stream s     first TokenStreamed posted → TurnFinished posted, and → TurnFinished handled by
-               the app; tok/s = tokens handled / (first token → TurnFinished handled)
+  tokens       EngineEvent("token") messages posted (via `message_hook`, deduplicated by
+               identity) and handled by the app (TurnView.on_token)
+  stream s     first token posted → "done" posted, and → "done" handled by the app;
+               tok/s = tokens handled / (first token → "done" handled)
   --cap        a run not rendered --cap s after its first token is cut short (reported
                "incomplete", with the tokens handled so far and tok/s over the cap)
   rendered s   first token → the reply widget has rendered everything (finish() returned)
@@ -79,7 +79,7 @@ async def run_once(text: str, cap: float) -> dict:
     from textual.widgets import Markdown, TextArea
 
     from birdie_tui.tui import create_app
-    from birdie_tui.tui import messages as m
+    from birdie_tui.tui.messages import EngineEvent
     from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 
     now = time.perf_counter
@@ -104,8 +104,8 @@ async def run_once(text: str, cap: float) -> dict:
 
     # When the app *handles* tokens and the end of the turn (the hook sees them when posted).
     handled: dict[str, float | None] = {"first": None, "last": None, "finished": None}
-    from birdie_tui.tui.app import BirdieApp
-    on_token, on_finished = BirdieApp.on_token_streamed, BirdieApp.on_turn_finished
+    from birdie_tui.tui.turn_view import TurnView
+    on_token, on_finished = TurnView.on_token, TurnView.on_done
 
     handled_tokens = [0]
 
@@ -116,12 +116,12 @@ async def run_once(text: str, cap: float) -> dict:
             handled["first"] = handled["last"]
         return on_token(self, message)
 
-    async def timed_finished(self, message):  # type: ignore[no-untyped-def]
+    def timed_finished(self, message):  # type: ignore[no-untyped-def]
         handled["finished"] = now()
-        await on_finished(self, message)
+        return on_finished(self, message)
 
-    BirdieApp.on_token_streamed = timed_token  # type: ignore[method-assign]
-    BirdieApp.on_turn_finished = timed_finished  # type: ignore[method-assign]
+    TurnView.on_token = timed_token  # type: ignore[method-assign]
+    TurnView.on_done = timed_finished  # type: ignore[method-assign]
 
     app = create_app([], cursor_blink=False)
     kept: list[object] = []  # keep messages alive so id() is never reused
@@ -146,7 +146,8 @@ async def run_once(text: str, cap: float) -> dict:
     def hook(message: object) -> None:
         if id(message) in seen:
             return  # the same message seen again while bubbling
-        if isinstance(message, m.TokenStreamed):
+        kind = message.type if isinstance(message, EngineEvent) else None
+        if kind == "token":
             seen.add(id(message))
             kept.append(message)
             tokens[0] += 1
@@ -160,7 +161,7 @@ async def run_once(text: str, cap: float) -> dict:
             count = message.text_area.text.count("x") - key_base[0]
             while len(key_landed) < min(count, len(key_sent)):
                 key_landed.append(now())
-        elif isinstance(message, m.TurnFinished):
+        elif kind == "done":
             seen.add(id(message))
             kept.append(message)
             state["finished"] = now()
