@@ -47,14 +47,16 @@ def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int
 
 
 def record_turn(store: SessionStore, meta: SessionMeta, text: str, used_in: int,
-                used_out: int) -> None:
-    """Count one turn (finished, failed or cancelled) with the tokens of its completed calls."""
+                used_out: int, *, cached: int = 0, cost: float | None = 0.0) -> None:
+    """Count one turn (finished, failed or cancelled) with the tokens of its completed calls
+    (`cached` of them from the prompt cache) and what they cost (None: a price unknown)."""
     if meta.title is None:
         meta.title = title_from(text)
     carry = meta.retry_carry or {}
     meta.retry_carry = None
     store.record_turn(meta, used_in, used_out,
-                      carried=(int(carry.get("input", 0)), int(carry.get("output", 0))))
+                      carried=(int(carry.get("input", 0)), int(carry.get("output", 0))),
+                      cached=cached, cost=cost)
 
 
 def take_back_turn(store: SessionStore, meta: SessionMeta) -> None:

@@ -1,7 +1,9 @@
-"""The engine: the small service API every front end (TUI, `--print`) talks to.
+"""The engine: skills, the model, the checkpointer, and one user turn at a time.
 
-It owns the skill registry, the current session and its policy, the checkpointer and the
-model, and runs one user turn as an async stream of typed events (`run_turn`).
+It owns the skill registry, the current session and its policy, the token ledger, the
+checkpointer and the model, and runs one user turn as an async stream of typed events
+(`run_turn`). Front ends do not hold it: they talk to `birdie_tui.service`, which wraps it.
+Session operations live in `session_ops.py` (a mixin).
 
 A new session is lazy: `open_session(None)` gives an unsaved session (`session_saved` False)
 with a provisional id; nothing reaches the disk until its first turn runs (`persist_session`),
@@ -17,13 +19,14 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 
 from birdie_tui.agent.accounting import record_turn, take_back_turn, usage_after
 from birdie_tui.agent.checkpointer import open_checkpointer
-from birdie_tui.agent.events import SessionOpened, TurnDone, TurnError, TurnEvent, UsageReported
+from birdie_tui.agent.events import TurnDone, TurnError, TurnEvent, UsageReported
 from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_all
-from birdie_tui.agent.history import repair_history
+from birdie_tui.agent.ledger import Ledger, TokenLedger
+from birdie_tui.agent.session_ops import INTERRUPTED_MARK, SessionOps
 from birdie_tui.agent.options import (
     EngineError,
     EngineOptions,
@@ -33,7 +36,7 @@ from birdie_tui.agent.options import (
 from birdie_tui.agent.stream import final_reply, translate
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
-from birdie_tui.providers.catalog import context_window
+from birdie_tui.providers.catalog import context_window, price_per_million
 from birdie_tui.providers.config import resolve_provider_config
 from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
 from birdie_tui.skills.loader import load_skills
@@ -42,15 +45,12 @@ from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
-from birdie_tui.store.paths import default_user, validate_session_id, validate_user
+from birdie_tui.store.paths import default_user, validate_user
 from birdie_tui.text import content_text, one_line
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-INTERRUPTED_MARK = "*[interrupted]*"
-
-
-class Engine:
+class Engine(SessionOps):
     def __init__(self, options: EngineOptions | None = None):
         self.options = options or EngineOptions()
         env = self.options.environ
@@ -66,6 +66,7 @@ class Engine:
         self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
         self.policy = SkillPolicy()
         self.session: SessionMeta | None = None
+        self.ledger = Ledger()  # the one owner of token counts and cost
         self.model: Any = None
         # MCP servers start lazily, on the first model call that needs their tools.
         self.mcp = MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(self.options),
@@ -127,6 +128,15 @@ class Engine:
     def context_window(self) -> int | None:
         return context_window(self.provider.vendor, self.provider.model or "")
 
+    @property
+    def price(self) -> tuple[float, float, float] | None:
+        """USD per million tokens (input, output, cached input); None if unknown."""
+        return price_per_million(self.provider.vendor, self.provider.model or "")
+
+    def token_ledger(self) -> TokenLedger:
+        return self.ledger.snapshot(self.session, context_window=self.context_window,
+                                    price=self.price)
+
     async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
         """Use another vendor/model for the rest of this session (history is kept); returns
         the new label. Raises ConfigError (one line) when that vendor has no key."""
@@ -185,166 +195,6 @@ class Engine:
             if self.session.saved:
                 self.sessions.save(self.session)
 
-    # ----------------------------------------------------------------- sessions
-    def _config(self, session_id: str | None = None) -> dict[str, Any]:
-        sid = session_id or self.require_session().id
-        return {"configurable": {"thread_id": sid},
-                "recursion_limit": self.options.max_tool_calls * 2 + 10}
-
-    def require_session(self) -> SessionMeta:
-        if self.session is None:
-            raise EngineError("no session is open")
-        return self.session
-
-    @property
-    def session_saved(self) -> bool:
-        """False while the open session is new and unsaved (no file, no history yet)."""
-        return self.session is not None and self.session.saved
-
-    def persist_session(self) -> SessionMeta:
-        """Write the open session if it is still unsaved, and return it. The file is created
-        exclusively: if the provisional id was taken meanwhile, the next free one is used and
-        `session.id` changes. run_turn calls this before anything touches the history."""
-        meta = self.require_session()
-        if not meta.saved:
-            meta.enabled_skills = self.policy.enabled_names
-            meta.disabled_skills = self.policy.disabled_names
-            self.sessions.create(meta=meta)
-        return meta
-
-    def latest_session_id(self) -> str | None:
-        """The user's most recent non-empty session (for `--continue`), or None."""
-        meta = self.sessions.latest()
-        return meta.id if meta is not None else None
-
-    async def open_session(
-        self,
-        session_id: str | None = None,
-        *,
-        enable: Iterable[str] = (),
-        disable: Iterable[str] = (),
-    ) -> SessionOpened:
-        """Continue `session_id`, or start a new, unsaved session; apply --enable/--disable
-        grants. Raises EngineError (nothing created or switched) for an invalid or unknown
-        session id, a corrupt session file (moved aside and announced), or an unknown skill."""
-        enable, disable = list(enable), list(disable)
-        for name in (*enable, *disable):  # before anything is created or switched
-            if self.registry.get(name) is None:
-                raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
-        if session_id:
-            try:
-                validate_session_id(session_id)
-            except ValueError as exc:
-                raise EngineError(str(exc)) from exc
-            seen = len(self.sessions.warnings)
-            meta = self.sessions.load(session_id)
-            if meta is None and len(self.sessions.warnings) > seen:  # corrupt: moved aside
-                raise EngineError(f"session {session_id!r} cannot be opened: its file was "
-                                  "corrupt and has been moved aside")
-            if meta is None:
-                raise EngineError(f"session {session_id!r} not found for user {self.user!r}")
-            new = False
-        else:
-            meta = self.sessions.provisional()
-            new = True
-        self._activate(meta)
-        for name in enable:
-            self.set_skill_enabled(name, True)
-        for name in disable:
-            self.set_skill_enabled(name, False)
-        await self.repair_session()
-        return SessionOpened(id=meta.id, new=new)
-
-    def _activate(self, meta: SessionMeta) -> None:
-        self.session = meta
-        self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
-
-    async def new_session(self) -> SessionMeta:
-        """Start a new (unsaved) session; an unsaved current one is simply kept."""
-        current = self.session
-        if current is not None and not current.saved:
-            current.id = self.sessions.next_id()  # another process may have taken the old one
-            return current
-        await self.open_session()
-        return self.require_session()
-
-    async def switch_session(self, session_id: str) -> SessionMeta:
-        await self.open_session(session_id)
-        return self.require_session()
-
-    def list_sessions(self) -> list[SessionMeta]:
-        """Saved sessions, newest first, without empty ones (except the open session). An
-        unsaved open session is not in the list."""
-        keep = self.session.id if self.session is not None and self.session.saved else None
-        return self.sessions.list(keep=keep)
-
-    def rename_session(self, session_id: str, title: str) -> SessionMeta:
-        """Set the title (blank clears it). An unsaved session keeps it in memory until saved."""
-        meta = self.session if self.session and self.session.id == session_id else \
-            self.sessions.load(session_id)
-        if meta is None:
-            raise EngineError(f"session {session_id!r} not found")
-        meta.title = title.strip() or None
-        if meta.saved:
-            self.sessions.save(meta)
-        return meta
-
-    async def delete_session(self, session_id: str) -> SessionMeta | None:
-        """Delete a session and its checkpoints (its id is never handed out again). Deleting
-        the open one opens a new, unsaved one, which is returned; deleting the open unsaved
-        session just starts afresh (nothing was on disk)."""
-        current = self.session
-        if current is not None and current.id == session_id and not current.saved:
-            await self.open_session()
-            return self.require_session()
-        if not self.sessions.exists(session_id):
-            raise EngineError(f"session {session_id!r} not found")
-        await self._saver.adelete_thread(session_id)
-        self.sessions.delete(session_id)
-        if self.session is not None and self.session.id == session_id:
-            return await self.new_session()
-        return None
-
-    async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
-        """The history of `session_id` (default: the open session; [] while it is unsaved)."""
-        current = self.session
-        if current is not None and not current.saved and session_id in (None, current.id):
-            return []
-        state = await self._graph.aget_state(self._config(session_id))
-        return list(state.values.get("messages", [])) if state and state.values else []
-
-    async def recompute_tokens(self, session_id: str | None = None) -> tuple[int, int]:
-        """Session token totals from the checkpointed messages' usage_metadata."""
-        total_in = total_out = 0
-        for msg in await self.messages(session_id):
-            usage = getattr(msg, "usage_metadata", None) or {}
-            total_in += int(usage.get("input_tokens", 0) or 0)
-            total_out += int(usage.get("output_tokens", 0) or 0)
-        return total_in, total_out
-
-    async def repair_session(self, partial_reply: str | None = None) -> bool:
-        """Make the open session's history valid in place (after a cancel, crash or error).
-
-        With `partial_reply` (text streamed before an interruption) the turn is closed by an
-        AI message keeping what arrived, marked as interrupted.
-        """
-        if not self.session_saved:
-            return False  # no history yet
-        config = self._config()
-        state = await self._graph.aget_state(config)
-        history = list(state.values.get("messages", [])) if state and state.values else []
-        fixed, changed = repair_history(history)
-        ends_open = bool(fixed) and not isinstance(fixed[-1], AIMessage)
-        if partial_reply is not None and ends_open:
-            text = f"{partial_reply.rstrip()}\n\n{INTERRUPTED_MARK}" if partial_reply.strip() \
-                else INTERRUPTED_MARK
-            fixed.append(AIMessage(content=text))
-            changed = True
-        if changed or (state is not None and state.next):
-            await self._graph.aupdate_state(config, {"messages": replace_all(fixed)},
-                                            as_node="agent")
-        return changed
-
     # ----------------------------------------------------------------- turns
     async def take_last_turn(self) -> str:
         """Remove the last user turn (its message and everything after) from the history and
@@ -394,6 +244,7 @@ class Engine:
         )
         streamed: list[str] = []  # text of the model call in progress
         used_in = used_out = 0
+        self.ledger.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
         try:
             async for mode, data in self._graph.astream(
@@ -410,6 +261,8 @@ class Engine:
                         streamed.clear()
                         used_in += event.input_tokens
                         used_out += event.output_tokens
+                        self.ledger.add_call(event.input_tokens, event.output_tokens,
+                                             event.cached_input_tokens, self.price)
                     yield event
             reply = final_reply(await self.messages())
             yield TurnDone(text=content_text(reply.content) if reply is not None else "")
@@ -422,7 +275,13 @@ class Engine:
                 "".join(streamed), asked.id, (used_in, used_out))
             yield TurnError(message=one_line(exc))
         finally:
-            record_turn(self.sessions, meta, text, used_in, used_out)
+            seen_in, seen_out = sum(c.input for c in self.ledger.calls), \
+                sum(c.output for c in self.ledger.calls)
+            if (used_in, used_out) != (seen_in, seen_out):  # a call checkpointed, not reported
+                self.ledger.add_call(used_in - seen_in, used_out - seen_out, 0, self.price)
+            record_turn(self.sessions, meta, text, used_in, used_out,
+                        cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost())
+            self.ledger.end_turn()
 
     async def _close_interrupted(self, partial: str, asked_id: str | None,
                                  used: tuple[int, int]) -> tuple[int, int]:

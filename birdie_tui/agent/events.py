@@ -1,7 +1,11 @@
-"""Typed turn events: the one path from the engine to any front end (DESIGN.md §3.2).
+"""The one event vocabulary from the engine to any front end (DESIGN.md §3.2).
 
-`--print --output-format stream-json` writes `event.to_dict()` one per line; the TUI turns each
-into a Textual message. Plain dataclasses: importing this module costs nothing.
+Turn events (session … cancelled) are what `run_turn` yields: `--print --output-format
+stream-json` writes `event.to_dict()` one per line. Change events (skills … recovered) are what
+the service (`birdie_tui.service`) tells a front end between turns, so no helper has to reach
+back into a UI to refresh it; they say what changed, and the UI reads the new rows through the
+service. The TUI wraps every event in one Textual message. Plain dataclasses: importing this
+module costs nothing.
 """
 
 from __future__ import annotations
@@ -91,6 +95,11 @@ class UsageReported(TurnEvent):
     type: ClassVar[str] = "usage"
     input_tokens: int
     output_tokens: int
+    cached_input_tokens: int = 0  # of input_tokens; not part of the JSON contract
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens}
 
 
 @dataclass
@@ -111,6 +120,63 @@ class TurnCancelled(TurnEvent):
     Only interactive front ends see it: `--print` ends on an interrupt instead."""
 
     type: ClassVar[str] = "cancelled"
+
+
+# ------------------------------------------------------------ changes outside a turn
+@dataclass
+class SkillsChanged(TurnEvent):
+    """The skill rows changed: a grant, a reload, an MCP server that started or failed."""
+
+    type: ClassVar[str] = "skills"
+
+
+@dataclass
+class SkillsReloaded(TurnEvent):
+    """The skill folders were rescanned; `summary` says what changed ("" for nothing)."""
+
+    type: ClassVar[str] = "reloaded"
+    summary: str
+    trouble: bool = False  # a file broke or cannot be loaded
+    forced: bool = False  # asked for (/skill reload), so "no changes" is worth saying
+
+
+@dataclass
+class StatusChanged(TurnEvent):
+    """The session's title, the model, or the turn count changed."""
+
+    type: ClassVar[str] = "status"
+
+
+@dataclass
+class TotalsChanged(TurnEvent):
+    """The token ledger changed (a call completed, a turn was recorded or taken back)."""
+
+    type: ClassVar[str] = "totals"
+    session_in: int = 0
+    session_out: int = 0
+
+
+@dataclass
+class MemoryChanged(TurnEvent):
+    type: ClassVar[str] = "memory"
+    count: int = 0
+
+
+@dataclass
+class McpFailed(TurnEvent):
+    """An MCP server could not start (said once per failure)."""
+
+    type: ClassVar[str] = "mcp_failed"
+    skill: str = ""
+    error: str = ""
+
+
+@dataclass
+class Recovered(TurnEvent):
+    """A damaged file was moved aside and replaced (said once per file)."""
+
+    type: ClassVar[str] = "recovered"
+    message: str = ""
 
 
 def event_types() -> dict[str, type[TurnEvent]]:

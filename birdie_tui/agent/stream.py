@@ -54,9 +54,11 @@ def _agent_update(messages: list[Any]) -> Iterator[TurnEvent]:
     if reply is None:
         return
     usage = reply.usage_metadata or {}
+    details = usage.get("input_token_details") or {}
     yield UsageReported(
         input_tokens=int(usage.get("input_tokens", 0) or 0),
         output_tokens=int(usage.get("output_tokens", 0) or 0),
+        cached_input_tokens=int(details.get("cache_read", 0) or 0),
     )
     for call in reply.tool_calls:
         yield ToolCallStarted(id=call.get("id") or "", name=call["name"], args=dict(call["args"]))

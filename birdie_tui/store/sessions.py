@@ -32,6 +32,7 @@ _IN_FLIGHT_SECONDS = 30.0
 _KNOWN_KEYS = (
     "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
     "title", "input_tokens", "output_tokens", "token_log", "retry_carry",
+    "cached_input_tokens", "cost_usd",
 )
 
 
@@ -68,6 +69,12 @@ def _as_token_log(value: Any) -> list[dict[str, int]]:
     return log[-TOKEN_LOG_LIMIT:]
 
 
+def _as_cost(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
 def _sort_key(session_id: str) -> tuple[str, int]:
     day, _, n = session_id.rpartition("_")
     return (day, int(n) if n.isdigit() else 0)
@@ -88,6 +95,11 @@ class SessionMeta:
     input_tokens: int = 0
     output_tokens: int = 0
     token_log: list[dict[str, int]] = field(default_factory=list)
+    # Of input_tokens, how many were read from the vendor's prompt cache (billed lower).
+    cached_input_tokens: int = 0
+    # What the recorded calls cost at their model's list price when they ran; None when a
+    # price was unknown or the session predates it (then it is estimated at today's rate).
+    cost_usd: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # Tokens of a turn taken back by /retry, counted in the totals, not yet in token_log.
     retry_carry: dict[str, int] | None = None
@@ -116,6 +128,10 @@ class SessionMeta:
         data["token_log"] = [dict(e) for e in self.token_log[-TOKEN_LOG_LIMIT:]]
         if self.retry_carry:
             data["retry_carry"] = dict(self.retry_carry)
+        if self.cached_input_tokens:
+            data["cached_input_tokens"] = self.cached_input_tokens
+        if self.cost_usd is not None:
+            data["cost_usd"] = round(self.cost_usd, 8)
         return data
 
     @classmethod
@@ -146,6 +162,8 @@ class SessionMeta:
             output_tokens=_as_int(data.get("output_tokens")),
             token_log=_as_token_log(data.get("token_log")),
             retry_carry=_as_token_log([carry])[0] if isinstance(carry, dict) else None,
+            cached_input_tokens=_as_int(data.get("cached_input_tokens")),
+            cost_usd=_as_cost(data.get("cost_usd")),
             extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
         )
 
@@ -312,13 +330,19 @@ class SessionStore:
         write_json_atomic(path, meta.to_dict())
 
     def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int, *,
-                    carried: tuple[int, int] = (0, 0)) -> SessionMeta:
+                    carried: tuple[int, int] = (0, 0), cached: int = 0,
+                    cost: float | None = None) -> SessionMeta:
         """Count one turn and its token usage, then save. ``carried`` tokens (of a turn taken
-        back for a retry) are already in the totals: they only join this turn's log entry."""
+        back for a retry) are already in the totals: they only join this turn's log entry.
+        ``cost`` None (a price unknown) makes the session's recorded cost unknown too."""
         inp, out = _as_int(input_tokens), _as_int(output_tokens)
+        if meta.cost_usd is None and not (meta.input_tokens or meta.output_tokens):
+            meta.cost_usd = 0.0  # a session that starts with prices recorded
+        meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
         meta.turns += 1
         meta.input_tokens += inp
         meta.output_tokens += out
+        meta.cached_input_tokens += _as_int(cached)
         meta.token_log.append({"input": inp + _as_int(carried[0]),
                                "output": out + _as_int(carried[1])})
         del meta.token_log[:-TOKEN_LOG_LIMIT]

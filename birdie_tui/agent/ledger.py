@@ -1,0 +1,125 @@
+"""The token ledger: the one owner of what the model calls cost, per call, per turn, per session.
+
+The engine feeds it every model call as it completes (`add_call`) and tells it when a turn
+starts and ends; the session file (`agent.accounting`) keeps the recorded totals. Everything
+that shows tokens or cost (status bar, token panel, `sessions list`, the session JSON) reads
+`snapshot()` or those recorded totals, never a running count of its own.
+
+Cost: each call is priced when it completes, at the list price of the model that made it, with
+cached input at the cached rate. A session whose calls were all priced shows their sum; a
+session with an unpriced call, or older than this ledger, is estimated at today's rate.
+Plain dataclasses: importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Price = tuple[float, float, float]  # USD per million: input, output, cached input
+
+
+@dataclass(frozen=True)
+class CallUsage:
+    """One completed model call."""
+
+    input: int
+    output: int
+    cached: int = 0  # of `input`, read from the vendor's prompt cache
+    cost: float | None = None  # None: the model's price is unknown
+
+
+@dataclass(frozen=True)
+class TokenLedger:
+    """A snapshot of the ledger, as every panel shows it."""
+
+    calls: tuple[CallUsage, ...] = ()  # the running (or last) turn's model calls
+    context_window: int | None = None
+    session_in: int = 0
+    session_out: int = 0
+    session_cached: int = 0
+    per_turn: tuple[int, ...] = ()  # total tokens per recorded turn, oldest first
+    cost_usd: float | None = None  # None: price unknown
+    turns: int = 0
+
+    @property
+    def context_tokens(self) -> int:
+        """Input tokens of the latest model call: how full the context is (0 until known)."""
+        return self.calls[-1].input if self.calls else 0
+
+
+def call_cost(price: Price | None, input_tokens: int, output_tokens: int,
+              cached: int = 0) -> float | None:
+    if price is None:
+        return None
+    per_in, per_out, per_cached = price
+    cached = min(max(cached, 0), input_tokens)
+    return ((input_tokens - cached) * per_in + cached * per_cached
+            + output_tokens * per_out) / 1_000_000
+
+
+class Ledger:
+    """The engine's running account: the calls of the current turn, not yet in the session file,
+    and the calls of the last turn once it is recorded (the panels keep showing them)."""
+
+    def __init__(self) -> None:
+        self.calls: list[CallUsage] = []
+        self.live = False  # a turn is running: its calls are not in the session totals yet
+
+    def begin_turn(self) -> None:
+        self.calls = []
+        self.live = True
+
+    def add_call(self, input_tokens: int, output_tokens: int, cached: int,
+                 price: Price | None) -> CallUsage:
+        call = CallUsage(input_tokens, output_tokens, cached,
+                         call_cost(price, input_tokens, output_tokens, cached))
+        self.calls.append(call)
+        return call
+
+    def turn_cost(self) -> float | None:
+        costs = [c.cost for c in self.calls]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c)
+
+    def turn_cached(self) -> int:
+        return sum(c.cached for c in self.calls)
+
+    def end_turn(self) -> None:
+        """The turn is recorded in the session file: its calls now count there."""
+        self.live = False
+
+    def show_history(self, messages: Iterable[Any]) -> None:
+        """After a session is opened: the last turn's calls, from the checkpointed history."""
+        calls: list[CallUsage] = []
+        for msg in messages:
+            if getattr(msg, "type", None) == "human":
+                calls = []
+            usage = getattr(msg, "usage_metadata", None) if getattr(msg, "type", None) == "ai" \
+                else None
+            if usage:
+                details = usage.get("input_token_details") or {}
+                calls.append(CallUsage(int(usage.get("input_tokens", 0) or 0),
+                                       int(usage.get("output_tokens", 0) or 0),
+                                       int(details.get("cache_read", 0) or 0)))
+        self.calls, self.live = calls, False
+
+    def snapshot(self, meta: Any, *, context_window: int | None,
+                 price: Price | None) -> TokenLedger:
+        """The figures for `meta` (the open session's metadata, or None) and this turn."""
+        live: Sequence[CallUsage] = self.calls if self.live else ()
+        session_in = (meta.input_tokens if meta else 0) + sum(c.input for c in live)
+        session_out = (meta.output_tokens if meta else 0) + sum(c.output for c in live)
+        session_cached = (meta.cached_input_tokens if meta else 0) + sum(c.cached for c in live)
+        recorded = meta.cost_usd if meta is not None else 0.0
+        live_costs = [c.cost for c in live]
+        if recorded is not None and all(c is not None for c in live_costs):
+            cost: float | None = recorded + sum(c for c in live_costs if c)
+        else:  # an unpriced call, or a session from before prices were recorded
+            cost = call_cost(price, session_in, session_out, session_cached)
+        per_turn = tuple(int(e.get("input", 0)) + int(e.get("output", 0))
+                         for e in (meta.token_log if meta else ()))
+        return TokenLedger(calls=tuple(self.calls), context_window=context_window,
+                           session_in=session_in, session_out=session_out,
+                           session_cached=session_cached, per_turn=per_turn, cost_usd=cost,
+                           turns=meta.turns if meta else 0)

@@ -1,0 +1,200 @@
+"""A session's life in the engine: open (lazily, unsaved until its first turn), new, switch,
+list, rename, delete, and keeping its checkpointed history valid (`repair_session`).
+
+A mixin of `Engine`, split out along the seam between sessions and turns; it uses the engine's
+session store, policy, registry, ledger and graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from birdie_tui.agent.events import SessionOpened
+from birdie_tui.agent.graph import replace_all
+from birdie_tui.agent.history import repair_history
+from birdie_tui.agent.options import EngineError
+from birdie_tui.skills.policy import SkillPolicy
+from birdie_tui.store import SessionMeta
+from birdie_tui.store.paths import validate_session_id
+
+INTERRUPTED_MARK = "*[interrupted]*"
+
+
+class SessionOps:
+    """Session operations of the engine (see `Engine` for the attributes they use)."""
+
+    session: SessionMeta | None
+    policy: SkillPolicy
+    sessions: Any
+    registry: Any
+    ledger: Any
+    options: Any
+    user: str
+    _graph: Any
+    _saver: Any
+
+    def set_skill_enabled(self, name: str, enabled: bool) -> Any:  # defined by Engine
+        raise NotImplementedError
+
+    def _config(self, session_id: str | None = None) -> dict[str, Any]:
+        sid = session_id or self.require_session().id
+        return {"configurable": {"thread_id": sid},
+                "recursion_limit": self.options.max_tool_calls * 2 + 10}
+
+    def require_session(self) -> SessionMeta:
+        if self.session is None:
+            raise EngineError("no session is open")
+        return self.session
+
+    @property
+    def session_saved(self) -> bool:
+        """False while the open session is new and unsaved (no file, no history yet)."""
+        return self.session is not None and self.session.saved
+
+    def persist_session(self) -> SessionMeta:
+        """Write the open session if it is still unsaved, and return it. The file is created
+        exclusively: if the provisional id was taken meanwhile, the next free one is used and
+        `session.id` changes. run_turn calls this before anything touches the history."""
+        meta = self.require_session()
+        if not meta.saved:
+            meta.enabled_skills = self.policy.enabled_names
+            meta.disabled_skills = self.policy.disabled_names
+            self.sessions.create(meta=meta)
+        return meta
+
+    def latest_session_id(self) -> str | None:
+        """The user's most recent non-empty session (for `--continue`), or None."""
+        meta = self.sessions.latest()
+        return meta.id if meta is not None else None
+
+    async def open_session(
+        self,
+        session_id: str | None = None,
+        *,
+        enable: Iterable[str] = (),
+        disable: Iterable[str] = (),
+    ) -> SessionOpened:
+        """Continue `session_id`, or start a new, unsaved session; apply --enable/--disable
+        grants. Raises EngineError (nothing created or switched) for an invalid or unknown
+        session id, a corrupt session file (moved aside and announced), or an unknown skill."""
+        enable, disable = list(enable), list(disable)
+        for name in (*enable, *disable):  # before anything is created or switched
+            if self.registry.get(name) is None:
+                raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
+        if session_id:
+            try:
+                validate_session_id(session_id)
+            except ValueError as exc:
+                raise EngineError(str(exc)) from exc
+            seen = len(self.sessions.warnings)
+            meta = self.sessions.load(session_id)
+            if meta is None and len(self.sessions.warnings) > seen:  # corrupt: moved aside
+                raise EngineError(f"session {session_id!r} cannot be opened: its file was "
+                                  "corrupt and has been moved aside")
+            if meta is None:
+                raise EngineError(f"session {session_id!r} not found for user {self.user!r}")
+            new = False
+        else:
+            meta = self.sessions.provisional()
+            new = True
+        self._activate(meta)
+        for name in enable:
+            self.set_skill_enabled(name, True)
+        for name in disable:
+            self.set_skill_enabled(name, False)
+        await self.repair_session()
+        self.ledger.show_history(await self.messages())
+        return SessionOpened(id=meta.id, new=new)
+
+    def _activate(self, meta: SessionMeta) -> None:
+        self.session = meta
+        self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
+
+    async def new_session(self) -> SessionMeta:
+        """Start a new (unsaved) session; an unsaved current one is simply kept."""
+        current = self.session
+        if current is not None and not current.saved:
+            current.id = self.sessions.next_id()  # another process may have taken the old one
+            return current
+        await self.open_session()
+        return self.require_session()
+
+    async def switch_session(self, session_id: str) -> SessionMeta:
+        await self.open_session(session_id)
+        return self.require_session()
+
+    def list_sessions(self) -> list[SessionMeta]:
+        """Saved sessions, newest first, without empty ones (except the open session). An
+        unsaved open session is not in the list."""
+        keep = self.session.id if self.session is not None and self.session.saved else None
+        return self.sessions.list(keep=keep)
+
+    def rename_session(self, session_id: str, title: str) -> SessionMeta:
+        """Set the title (blank clears it). An unsaved session keeps it in memory until saved."""
+        meta = self.session if self.session and self.session.id == session_id else \
+            self.sessions.load(session_id)
+        if meta is None:
+            raise EngineError(f"session {session_id!r} not found")
+        meta.title = title.strip() or None
+        if meta.saved:
+            self.sessions.save(meta)
+        return meta
+
+    async def delete_session(self, session_id: str) -> SessionMeta | None:
+        """Delete a session and its checkpoints (its id is never handed out again). Deleting
+        the open one opens a new, unsaved one, which is returned; deleting the open unsaved
+        session just starts afresh (nothing was on disk)."""
+        current = self.session
+        if current is not None and current.id == session_id and not current.saved:
+            await self.open_session()
+            return self.require_session()
+        if not self.sessions.exists(session_id):
+            raise EngineError(f"session {session_id!r} not found")
+        await self._saver.adelete_thread(session_id)
+        self.sessions.delete(session_id)
+        if self.session is not None and self.session.id == session_id:
+            return await self.new_session()
+        return None
+
+    async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
+        """The history of `session_id` (default: the open session; [] while it is unsaved)."""
+        current = self.session
+        if current is not None and not current.saved and session_id in (None, current.id):
+            return []
+        state = await self._graph.aget_state(self._config(session_id))
+        return list(state.values.get("messages", [])) if state and state.values else []
+
+    async def recompute_tokens(self, session_id: str | None = None) -> tuple[int, int]:
+        """Session token totals from the checkpointed messages' usage_metadata."""
+        total_in = total_out = 0
+        for msg in await self.messages(session_id):
+            usage = getattr(msg, "usage_metadata", None) or {}
+            total_in += int(usage.get("input_tokens", 0) or 0)
+            total_out += int(usage.get("output_tokens", 0) or 0)
+        return total_in, total_out
+
+    async def repair_session(self, partial_reply: str | None = None) -> bool:
+        """Make the open session's history valid in place (after a cancel, crash or error).
+
+        With `partial_reply` (text streamed before an interruption) the turn is closed by an
+        AI message keeping what arrived, marked as interrupted.
+        """
+        if not self.session_saved:
+            return False  # no history yet
+        config = self._config()
+        state = await self._graph.aget_state(config)
+        history = list(state.values.get("messages", [])) if state and state.values else []
+        fixed, changed = repair_history(history)
+        ends_open = bool(fixed) and not isinstance(fixed[-1], AIMessage)
+        if partial_reply is not None and ends_open:
+            text = f"{partial_reply.rstrip()}\n\n{INTERRUPTED_MARK}" if partial_reply.strip() \
+                else INTERRUPTED_MARK
+            fixed.append(AIMessage(content=text))
+            changed = True
+        if changed or (state is not None and state.next):
+            await self._graph.aupdate_state(config, {"messages": replace_all(fixed)},
+                                            as_node="agent")
+        return changed

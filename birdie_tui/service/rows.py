@@ -1,0 +1,164 @@
+"""The plain, frozen rows and snapshots that cross the front door (`birdie_tui.service`).
+
+Whatever the UI shows is one of these: built by the service from the engine's state, never a
+live engine object. Cheap to import (dataclasses only), so widgets can name them at first paint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from birdie_tui.agent.ledger import CallUsage, TokenLedger
+
+__all__ = [
+    "BrokenSkillFile", "CallUsage", "InjectionRow", "InjectionView", "McpRow", "MemoryNote",
+    "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
+    "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
+]
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    name: str
+    kind: str  # tools | knowledge | always | agent-skill | mcp
+    description: str
+    tool_count: int
+    tags: tuple[str, ...] = ()
+    triggers: tuple[str, ...] = ()
+    tool_names: tuple[str, ...] = ()
+    enabled: bool = True  # for this session, after policy
+    enabled_by_default: bool = True
+    error: str | None = None  # e.g. a broken reload or a dead MCP server: "file:line: message"
+    server: str | None = None  # MCP skills: the server's state, e.g. "running · 2 tool(s)"
+    mcp: bool = False  # its tools come from an MCP server
+
+
+@dataclass(frozen=True)
+class BrokenSkillFile:
+    path: str
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    title: str  # a name the user gave, else the first user message, else "(untitled)"
+    updated_at: str  # ISO timestamp
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    current: bool = False
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class InjectionRow:
+    name: str
+    reason: str  # trigger:<phrase> | always_inject | loaded
+    tokens: int
+    body: str
+
+
+@dataclass(frozen=True)
+class InjectionView:
+    """What the last model call's system prompt carried."""
+
+    catalog_tokens: int = 0
+    prompt_tokens: int = 0
+    skills: tuple[InjectionRow, ...] = ()
+    memory: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolCallItem:
+    id: str
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TranscriptItem:
+    """One message of a session's history, as the chat replays it."""
+
+    role: str  # user | assistant | tool | system
+    content: str
+    tool_calls: tuple[ToolCallItem, ...] = ()
+    tool_call_id: str = ""  # role tool: the call it answers
+    name: str = ""  # role tool: the tool
+    error: bool = False  # role tool: it failed
+
+
+@dataclass(frozen=True)
+class Status:
+    """The open session and the model, as the status bar and /info show them."""
+
+    model: str  # "vendor · model"
+    vendor: str
+    session_id: str
+    title: str | None
+    saved: bool  # False until the first message puts the session on disk
+    turns: int
+    created_at: str
+    user: str
+    data_dir: str
+    skill_dirs: tuple[str, ...]
+    logs_dir: str
+    memory_count: int
+
+
+@dataclass(frozen=True)
+class McpRow:
+    skill: str
+    transport: str
+    target: str
+    state: str  # not started | starting | running | failed | exited
+    enabled: bool
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+    restarts: int = 0
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    vendor: str
+    models: tuple[str, ...]
+    current: bool  # the vendor in use
+    current_model: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    label: str
+    context_window: int | None
+    price: tuple[float, float, float] | None  # USD per million: input, output, cached
+
+
+@dataclass(frozen=True)
+class MemoryNote:
+    id: str
+    content: str
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SettingsRow:
+    theme: str = "birdie-dark"
+    tool_output: str = "full"  # full | short | off
+    keymap: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Started:
+    """A started service: the session it opened and what could not be honoured on the way."""
+
+    session_id: str
+    new: bool
+    problems: tuple[str, ...] = ()  # e.g. an unknown --session-id: said, then a new one opened
+    warnings: tuple[str, ...] = ()  # settings and start-up warnings (shown as toasts)
