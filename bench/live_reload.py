@@ -82,7 +82,7 @@ async def run(mode: str, edits: int) -> dict:
     sidebar_ms: list[float] = []
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            while app.engine is None or not app.ready.is_set():
+            while app.birdie is None or not app.ready.is_set():
                 await pilot.pause(0.05)
             await asyncio.sleep(0.5)  # the watcher is in place
             for i in range(edits):
@@ -92,7 +92,7 @@ async def run(mode: str, edits: int) -> dict:
                 write_skill(root, n, description)
                 registry_at = None
                 while time.perf_counter() - start < 10:
-                    skill = app.engine.registry.get(f"Skill{n}")
+                    skill = app.birdie.engine.registry.get(f"Skill{n}")
                     if registry_at is None and skill is not None and \
                             skill.description == description:
                         registry_at = time.perf_counter()

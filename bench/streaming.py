@@ -168,7 +168,7 @@ async def run_once(text: str, cap: float) -> dict:
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
         deadline = now() + 120
-        while not (app.engine is not None and app.ready.is_set()):
+        while not (app.birdie is not None and app.ready.is_set()):
             if now() > deadline:
                 raise SystemExit("engine did not become ready")
             await asyncio.sleep(0.05)
@@ -187,11 +187,11 @@ async def run_once(text: str, cap: float) -> dict:
             if now() - sent > 120:
                 raise SystemExit("no token arrived")
             await asyncio.sleep(0.001)
-        reply = app.turn.reply
+        reply = app.main.turn.reply
         while reply is None:  # the token is posted; the app has not handled it yet
             await asyncio.sleep(0.001)
             replies = app.query(AssistantMessage)
-            reply = app.turn.reply or (replies.last() if replies else None)
+            reply = app.main.turn.reply or (replies.last() if replies else None)
 
         first_seen = state["first"]
         assert first_seen is not None
@@ -243,7 +243,7 @@ async def run_once(text: str, cap: float) -> dict:
             "key_max_ms": max(latencies, default=float("nan")) * 1000,
         }
         if not complete:
-            await app.cancel_turn()
+            await app.main.turns.cancel()
         return result
 
 

@@ -50,11 +50,12 @@ def _recovery_on_stderr():
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from birdie_tui.agent.engine import EngineError
+    from birdie_tui.agent.options import EngineError
     from birdie_tui.providers.config import ConfigError
+    from birdie_tui.service import BirdieError
     from birdie_tui.store.paths import InvalidName
 
-    return (EngineError, ConfigError, InvalidName)
+    return (BirdieError, EngineError, ConfigError, InvalidName)
 
 
 def _guarded(run: Callable[[], Awaitable[int]]) -> int:
@@ -65,54 +66,46 @@ def _guarded(run: Callable[[], Awaitable[int]]) -> int:
         return _fail(str(exc))
 
 
-def engine_options(args: argparse.Namespace) -> Any:
-    from birdie_tui.agent.engine import EngineOptions
-
-    return EngineOptions(
-        user=getattr(args, "user", None),
-        skills_dirs=getattr(args, "skills_dir", None),
-        config_file=getattr(args, "config", None),
-    )
-
-
-def _warn_load_errors(engine: Any) -> None:
-    count = len(engine.registry.errors)
-    if count:
-        print(f"birdie-tui: warning: {count} skill file problem(s); "
-              "run `birdie-tui skills check` for details", file=sys.stderr)
+def birdie_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"user": getattr(args, "user", None), "skills_dirs": getattr(args, "skills_dir", None),
+            "config_file": getattr(args, "config", None)}
 
 
 # ---------------------------------------------------------------------------- --print
 def print_command(args: argparse.Namespace) -> int:
     async def run() -> int:
-        from birdie_tui.agent.engine import Engine
+        from birdie_tui.service import local_birdie
 
-        engine = Engine(engine_options(args))
+        birdie = local_birdie(**birdie_options(args))
         try:
-            await engine.start()  # inside try: a failed start still closes what it opened
-            _warn_load_errors(engine)
-            return await _print_turn(engine, args)
+            # Strict: a bad session id, unknown skill or missing key is exit 2, nothing created.
+            started = await birdie.start(session_id=args.session_id,
+                                         continue_last=bool(args.continue_session),
+                                         enable=args.enable or (), disable=args.disable or (),
+                                         strict=True)
+            broken = len(birdie.broken_files())
+            if broken:
+                print(f"birdie-tui: warning: {broken} skill file problem(s); "
+                      "run `birdie-tui skills check` for details", file=sys.stderr)
+            return await _print_turn(birdie, started.new, args)
         finally:
-            await engine.aclose()
+            await birdie.close()
 
     return _guarded(run)
 
 
-async def _print_turn(engine: Any, args: argparse.Namespace) -> int:
+async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     from birdie_tui.agent.events import SessionOpened
+    from birdie_tui.service import BirdieError
 
-    session_id = args.session_id
-    if getattr(args, "continue_session", False):
-        session_id = engine.latest_session_id()  # None: there is none yet, start one
-    opened = await engine.open_session(session_id, enable=args.enable, disable=args.disable)
     # The session file is created only now, when the turn is sure to run.
     try:
-        meta = engine.persist_session()
-    except OSError as exc:
-        return _fail(f"could not create the session file: {exc}", EXIT_TURN_FAILED)
+        session_id = birdie.save_session()
+    except BirdieError as exc:
+        return _fail(str(exc), EXIT_TURN_FAILED)
     stream_json = args.output_format == "stream-json"
     if stream_json:
-        _emit(SessionOpened(id=meta.id, new=opened.new).to_dict())
+        _emit(SessionOpened(id=session_id, new=new).to_dict())
 
     refused: list[str] = []
 
@@ -125,14 +118,14 @@ async def _print_turn(engine: Any, args: argparse.Namespace) -> int:
     reply = ""
     # aclosing: if writing fails (closed pipe), the turn is closed and its history
     # repaired now, while the checkpointer is still open.
-    async with contextlib.aclosing(engine.run_turn(args.message, approver=approver)) as events:
+    async with contextlib.aclosing(birdie.send(args.message, approver=approver)) as events:
         async for event in events:
             if stream_json:
                 _emit(event.to_dict())
             if event.type == "error":
-                error = event.message  # type: ignore[attr-defined]
+                error = event.message
             elif event.type == "done":
-                reply = event.text  # type: ignore[attr-defined]
+                reply = event.text
     if not stream_json and reply:
         sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
         sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
@@ -143,9 +136,7 @@ async def _print_turn(engine: Any, args: argparse.Namespace) -> int:
         code = _fail(f"refused to run {', '.join(dict.fromkeys(refused))}: it needs approval; "
                      "rerun with --auto-approve to allow it", EXIT_APPROVAL_REFUSED)
     if not stream_json:
-        from birdie_tui.resume import resume_command
-
-        print(f"Resume this session: {resume_command(meta.id, args.user)}", file=sys.stderr)
+        print(f"Resume this session: {birdie.resume_command()}", file=sys.stderr)
     return code
 
 
@@ -221,13 +212,13 @@ async def _sessions_list(args: argparse.Namespace) -> int:
 
 
 async def _sessions_export(args: argparse.Namespace) -> int:
-    from birdie_tui.agent.engine import Engine
+    from birdie_tui.agent.engine import Engine, EngineOptions
     from birdie_tui.agent.transcript import message_to_dict, to_markdown
     from birdie_tui.providers.config import ProviderConfig
     from birdie_tui.store.paths import validate_session_id
 
     validate_session_id(args.id)
-    options = engine_options(args)
+    options = EngineOptions(**birdie_options(args))
     options.provider = ProviderConfig(vendor="offline")  # export needs no model or key
     engine = Engine(options)
     try:

@@ -112,11 +112,51 @@ def test_no_import_cycles_in_the_package():
     assert cycles(import_graph()) == []
 
 
-def test_the_core_never_imports_the_tui():
+def test_the_core_never_imports_the_tui_or_the_service():
     graph = import_graph()
     bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
-           if mod.split(".")[1] in CORE and dep.startswith("birdie_tui.tui")]
+           if mod.split(".")[1] in CORE
+           and dep.startswith(("birdie_tui.tui", "birdie_tui.service"))]
     assert bad == []
+
+
+# What the TUI may import from outside itself: the front door, the event vocabulary (with the
+# ledger's rows it names), and the shared helpers every front end uses.
+TUI_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.agent.events", "birdie_tui.agent.ledger",
+                  "birdie_tui.text", "birdie_tui.args", "birdie_tui")
+
+
+def test_the_tui_reaches_the_core_only_through_the_front_door():
+    """`birdie_tui.tui` imports from the core only `birdie_tui.service` and the events."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items() if mod.startswith("birdie_tui.tui")
+                 for dep in deps if not dep.startswith("birdie_tui.tui")
+                 and not any(dep == ok or dep.startswith(ok + ".") and ok != "birdie_tui"
+                             for ok in TUI_MAY_IMPORT))
+    assert bad == []
+
+
+def test_the_tui_never_walks_into_the_engine():
+    """No `.engine` attribute chain in the TUI: what it needs is a method of the door."""
+    offenders = [f"{path.relative_to(ROOT)}:{n}"
+                 for path in sorted((ROOT / "tui").rglob("*.py"))
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if ".engine" in line.split("#")[0]]
+    assert offenders == []
+
+
+def test_the_service_is_cheap_to_import():
+    """The door's protocol and rows load without LangGraph, LangChain or a vendor SDK, so the
+    TUI can name them before its first paint."""
+    import subprocess
+    import sys
+
+    code = ("import sys, birdie_tui.service, birdie_tui.service.rows, birdie_tui.service.local\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', "
+            "'langchain_core', 'openai', 'anthropic', 'mistralai', 'pydantic')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_cli_and_tui_share_parsers_without_importing_each_other():

@@ -70,6 +70,14 @@ class InjectionView:
     skills: tuple[InjectionRow, ...] = ()
     memory: tuple[str, ...] = ()
 
+    @classmethod
+    def of(cls, report: Any) -> InjectionView:
+        """From an `injected` event (or the engine's prompt report: the same fields)."""
+        return cls(catalog_tokens=report.catalog_tokens, prompt_tokens=report.prompt_tokens,
+                   skills=tuple(InjectionRow(s.name, s.reason, s.tokens, s.body)
+                                for s in report.skills),
+                   memory=tuple(report.memory))
+
 
 @dataclass(frozen=True)
 class ToolCallItem:

@@ -14,6 +14,7 @@ def binding_ids(app: Any) -> set[str]:
     """The ids a keymap may name: every binding with an id on the app, screens and widgets."""
     from textual.binding import Binding
 
+    from birdie_tui.tui.main_screen import MainScreen
     from birdie_tui.tui.screens.approval import ApprovalScreen
     from birdie_tui.tui.screens.confirm import ConfirmScreen
     from birdie_tui.tui.screens.rename import RenameScreen
@@ -22,7 +23,7 @@ def binding_ids(app: Any) -> set[str]:
     from birdie_tui.tui.widgets.composer import Composer
     from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
-    owners = (type(app), Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
+    owners = (type(app), MainScreen, Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
               ApprovalScreen, RenameScreen)
     return {b.id for owner in owners for b in owner.BINDINGS
             if isinstance(b, Binding) and b.id}

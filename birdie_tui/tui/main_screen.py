@@ -1,16 +1,45 @@
-"""The app's default screen: the composer owns the keyboard.
+"""The main screen: the layout, the keys of the chat, and the dispatch of Birdie's events.
 
-A click on a panel, a tab or a tool block must not take focus from the composer (the next
-keys the user types would vanish into that panel, and Enter would act on it). Printable keys
-that still reach another focused widget (after Tab, or the skill list's own key) are moved to
-the composer, in the order they arrived.
+Every event from the front door (a turn's events and the change events between turns) arrives
+as one `EngineEvent` and is dispatched on its type: turn events to `TurnView`, the rest to the
+handlers here. An event nobody handles is reported, never dropped in silence.
+
+The composer owns the keyboard: a click on a panel, a tab or a tool block does not take focus
+from it, and printable keys that reach another focused widget are moved to it, in order.
 """
 
 from __future__ import annotations
 
-from textual import events
+import logging
+from typing import TYPE_CHECKING, Any
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from birdie_tui.text import one_line
+from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
+from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
+from birdie_tui.tui.messages import EngineEvent
+from birdie_tui.tui.screen_actions import ScreenActions
+from birdie_tui.tui.sessions import SessionControl
+from birdie_tui.tui.turn_view import TurnView
+from birdie_tui.tui.turns import TurnRunner
+from birdie_tui.tui.widgets.chat.chat_log import ChatLog
+from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
+from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+from birdie_tui.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from birdie_tui.service import Birdie
+
+log = logging.getLogger("birdie_tui.tui")
 
 # Only these take focus from a click; everything else is clicked without stealing the keyboard.
 CLICK_FOCUSABLE = frozenset({"composer"})  # widget ids
@@ -18,9 +47,221 @@ CLICK_FOCUSABLE = frozenset({"composer"})  # widget ids
 SKILL_LIST_KEYS = ("space",)
 
 
-class MainScreen(Screen):
-    """Layout comes from `App.compose`; this screen only guards focus and keys."""
+class MainScreen(ScreenActions, Screen):
+    # Ids keep the `app.` prefix: they are what users name in their keymap (README, Keys).
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
+        Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
+        Binding("ctrl+n", "new_session", "New", id="app.new_session"),
+        Binding("ctrl+o", "focus_skills", "Skills", id="app.focus_skills"),
+        Binding("pageup", "scroll_chat('page_up')", "Scroll up", id="app.chat_page_up",
+                show=False),
+        Binding("pagedown", "scroll_chat('page_down')", "Scroll down", id="app.chat_page_down",
+                show=False),
+        Binding("ctrl+up", "scroll_chat('up')", "Scroll up", id="app.chat_up", show=False),
+        Binding("ctrl+down", "scroll_chat('down')", "Scroll down", id="app.chat_down",
+                show=False),
+        Binding("ctrl+pageup", "cycle_session(-1)", "Prev session", id="app.prev_session",
+                show=False),
+        Binding("ctrl+pagedown", "cycle_session(1)", "Next session", id="app.next_session",
+                show=False),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.toggle_sidebar", show=False),
+        Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel", show=False),
+    ]
 
+    # Change events between turns; turn events go to `TurnView.HANDLERS`.
+    HANDLERS = {
+        "session": "on_session_opened",
+        "skills": "on_skills_changed",
+        "reloaded": "on_skills_reloaded",
+        "status": "on_status_changed",
+        "totals": "on_totals_changed",
+        "memory": "on_memory_changed",
+        "mcp_failed": "on_mcp_failed",
+        "recovered": "on_recovered",
+    }
+
+    def __init__(self, *, cursor_blink: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cursor_blink = cursor_blink
+        self.birdie: Birdie | None = None  # set by the app once Birdie has started
+        self.sidebar_forced: bool | None = None  # ctrl+b overrides the width rule
+        self.panel_forced: bool | None = None
+        self.pending: list[str] = []  # typed before Birdie was ready
+        self.turn = TurnView(self)
+        self.turns = TurnRunner(self)
+        self.sessions = SessionControl(self)
+        self.commands = CommandContext(self)
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="body"):
+            yield SkillSidebar(id="skills")
+            with Vertical(id="center"):
+                yield ChatLog(id="chat")
+                yield Composer(id="composer", cursor_blink=self.cursor_blink)
+                yield Static("", id="composer-hint", markup=False)
+            with TabbedContent(id="panels"):
+                with TabPane("Context", id="tab-context"):
+                    yield ContextPanel(id="context")
+                with TabPane("Tokens", id="tab-tokens"):
+                    yield TokenPanel(id="tokens")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        composer = self.query_one(Composer)
+        composer.set_commands(completions())
+        composer.focus()
+        self.apply_width(self.app.size.width)
+        if self.birdie is None:
+            self.show_engine_state("starting…", busy=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_width(event.size.width)
+
+    def apply_width(self, width: int) -> None:
+        show_sidebar = self.sidebar_forced if self.sidebar_forced is not None \
+            else width >= FOLD_SIDEBAR
+        show_panel = self.panel_forced if self.panel_forced is not None else width >= FOLD_PANEL
+        sidebar, panel = self.query_one(SkillSidebar), self.query_one("#panels")
+        sidebar.display, panel.display = show_sidebar, show_panel
+        sidebar.styles.width, panel.styles.width = side_widths(width, show_sidebar, show_panel)
+
+    @property
+    def chat(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+    # ------------------------------------------------------------------ Birdie's events
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        event = message.event
+        if event.type in self.turn.HANDLERS:
+            await self.turn.handle(event)
+            return
+        name = self.HANDLERS.get(event.type)
+        if name is None:
+            log.error("no handler for engine event %r", event)
+            self.notify(f"Birdie sent an event this screen cannot show: {event.type}",
+                        severity="error")
+            return
+        result = getattr(self, name)(event)
+        if result is not None:
+            await result
+
+    async def on_session_opened(self, event: Any) -> None:
+        await self.sessions.show_current(new=event.new)
+
+    def on_skills_changed(self, event: Any) -> None:
+        if self.birdie is not None:
+            self.query_one(SkillSidebar).set_skills(self.birdie.skill_rows(),
+                                                    self.birdie.broken_files())
+
+    def on_skills_reloaded(self, event: Any) -> None:
+        trouble = event.trouble
+        self.notify(event.summary, title="Skills", timeout=8 if trouble else 4,
+                    severity="warning" if trouble else "information")
+
+    def on_status_changed(self, event: Any) -> None:
+        self.show_status()
+
+    def on_totals_changed(self, event: Any) -> None:
+        self.show_status()
+
+    def on_memory_changed(self, event: Any) -> None:
+        if self.birdie is not None:
+            self.query_one(ContextPanel).set_memory([n.content for n in self.birdie.memory()])
+
+    def on_mcp_failed(self, event: Any) -> None:
+        self.notify(f"{event.skill}: {event.error}", title="MCP server failed",
+                    severity="error", timeout=8)
+
+    def on_recovered(self, event: Any) -> None:
+        self.notify(event.message, title="Recovered", severity="warning", timeout=12)
+
+    def show_status(self, busy: bool | None = None) -> None:
+        """Status bar and token panel, from the ledger (the one owner of the figures)."""
+        if self.birdie is None:
+            return
+        busy = self.turns.running if busy is None else busy
+        status, ledger = self.birdie.status(), self.birdie.ledger()
+        self.query_one(StatusBar).update_status(
+            model=status.model, session_id=status.session_id, title=status.title,
+            context_tokens=ledger.context_tokens, context_window=ledger.context_window,
+            session_in=ledger.session_in, session_out=ledger.session_out, busy=busy)
+        self.query_one(TokenPanel).show(ledger)
+
+    def show_engine_state(self, label: str, *, busy: bool) -> None:
+        """The status bar while Birdie is not running (starting, or a start that failed)."""
+        self.query_one(StatusBar).update_status(
+            model=label, session_id="", title=None, context_tokens=0, context_window=None,
+            session_in=0, session_out=0, busy=busy)
+
+    # ------------------------------------------------------------------ input
+    @on(Composer.Submitted)
+    def _composer_submitted(self, event: Composer.Submitted) -> None:
+        self.submit(event.text)
+
+    @on(Composer.Hint)
+    def _composer_hint(self, event: Composer.Hint) -> None:
+        self.query_one("#composer-hint", Static).update(event.text)
+
+    def submit(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        # Whatever was just sent (message or command) and what it brings is shown, even if
+        # the user had scrolled up to read.
+        self.chat.follow()
+        if text.startswith("/"):
+            self.run_line(text)
+        elif self.birdie is None:
+            self.pending.append(text)
+            self.chat.add_user(text)
+            self.chat.add_notice(
+                "Birdie is not running, so this waits: ctrl+n or /retry tries to start it "
+                "again." if self.app.boot_failed else
+                "Starting up — your message will be sent as soon as Birdie is ready.")
+        elif self.turns.running:
+            self.query_one(Composer).load_text(text)  # keep what they typed
+            self.notify("Birdie is still answering — Esc cancels the running turn.",
+                        severity="warning")
+        else:
+            self.start_turn(text)
+
+    def send_pending(self) -> None:
+        """What the user sent before Birdie was running, in order."""
+        queued, self.pending = self.pending, []
+        for text in queued:
+            self.submit(text)
+
+    def run_line(self, line: str) -> None:
+        """A slash command, in its own worker (it may wait for a dialog or for Birdie)."""
+        self.run_worker(self._run_line(line), group="slash", exit_on_error=False)
+
+    async def _run_line(self, line: str) -> None:
+        command, typed, args, rest = parse(line)
+        if command is None or not typed[1:].replace("-", "_").isidentifier():
+            self.notify(f"Unknown command {typed} — /help lists them.", severity="warning")
+            return
+        if typed == "/retry" and self.app.retry_boot():
+            return
+        if command.needs_birdie and not await self.app.wait_started():
+            self.notify(f"{typed} needs Birdie running: ctrl+n or /retry starts it again.",
+                        severity="warning")
+            return
+        try:
+            await run_line(self.commands, command, args, rest)
+        except Exception as exc:  # noqa: BLE001 - a command failure is a message
+            self.chat.add_error(f"{typed}: {one_line(exc, as_is=(self.app.birdie_error,))}")
+
+    def start_turn(self, text: str) -> None:
+        self.turns.start(text)
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turns.running
+
+    # ------------------------------------------------------------------ focus guard
     def get_focusable_widget_at(self, x: int, y: int) -> Widget | None:
         widget = super().get_focusable_widget_at(x, y)
         if widget is None:
@@ -40,9 +281,9 @@ class MainScreen(Screen):
     def on_key(self, event: events.Key) -> None:
         if not event.is_printable or event.character is None:
             return
-        composer = self._composer()
+        composer = self.query_one(Composer)
         focused = self.focused
-        if composer is None or focused is composer:
+        if focused is composer:
             return
         if focused is not None and focused.has_class("skills--list") \
                 and event.key in SKILL_LIST_KEYS:
@@ -51,11 +292,3 @@ class MainScreen(Screen):
         event.prevent_default()
         composer.focus(scroll_visible=False)
         composer.insert(event.character)
-
-    def _composer(self) -> Widget | None:
-        from birdie_tui.tui.widgets.composer import Composer
-
-        try:
-            return self.query_one("#composer", Composer)
-        except Exception:  # noqa: BLE001 - before compose, or in a test app without one
-            return None

@@ -1,8 +1,9 @@
 """The one Textual message from the engine to the UI (DESIGN.md §3.2).
 
-The engine's vocabulary is defined once, in `birdie_tui.agent.events` (stream-json is its
-serialised form). The turn worker wraps each event as it arrives in an `EngineEvent`; the UI
-dispatches on `event.type` (see `TurnView.HANDLERS`), so no second hierarchy can drift from it.
+The vocabulary is defined once, in `birdie_tui.agent.events` (stream-json is its serialised
+form). The turn worker and the front door's listener wrap each event as it arrives in an
+`EngineEvent` for the main screen, which dispatches on `event.type` (`MainScreen.HANDLERS`,
+`TurnView.HANDLERS`), so no second hierarchy can drift from it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from textual.message import Message
 
 
-class EngineEvent(Message):
+class EngineEvent(Message, bubble=False):  # for the main screen only; nobody above needs it
     """One engine event, unchanged (`event.type` names it: "token", "tool_call", …)."""
 
     def __init__(self, event: Any) -> None:

@@ -28,13 +28,9 @@ class ThemeError(ValueError):
 
 def bundled_themes_path() -> Path:
     """The themes shipped with birdie-tui (repo-root `themes/` in a checkout)."""
-    try:
-        from birdie_tui.skills.bundled import bundled_themes_dir
-    except ImportError:
-        import birdie_tui
+    from birdie_tui.service.first_paint import bundled_themes
 
-        return Path(birdie_tui.__file__).resolve().parent.parent / "themes"
-    return bundled_themes_dir()
+    return bundled_themes()
 
 
 def _colour(path: Path, key: str, value: Any) -> str:

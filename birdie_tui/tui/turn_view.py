@@ -1,28 +1,24 @@
-"""How a running turn shows up: one handler per engine event type, and the turn's own state
-(the reply being streamed, the model calls so far, tokens not yet in the session file).
+"""How a running turn shows up: one handler per turn event type, and the reply being streamed.
 
-`HANDLERS` covers the whole vocabulary of `birdie_tui.agent.events`; a test keeps it so, and an
-event type nobody handles is reported, never silently dropped.
+`HANDLERS` and `MainScreen.HANDLERS` together cover the whole vocabulary of
+`birdie_tui.agent.events`; a test keeps it so. Token figures are not kept here: the ledger
+(behind the front door) owns them and its `totals` event redraws the panels.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.tui.views import injection_view
+from birdie_tui.service.rows import InjectionView
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 
 if TYPE_CHECKING:
-    from birdie_tui.tui.app import BirdieApp
-
-log = logging.getLogger("birdie_tui.tui")
+    from birdie_tui.tui.main_screen import MainScreen
 
 
 class TurnView:
     HANDLERS = {
-        "session": "on_session",
         "injected": "on_injected",
         "token": "on_token",
         "tool_call": "on_tool_call",
@@ -34,39 +30,26 @@ class TurnView:
         "cancelled": "on_cancelled",
     }
 
-    def __init__(self, app: BirdieApp) -> None:
-        self.app = app
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
         self.reply: Any = None  # the AssistantMessage being streamed
-        self.calls: list[tuple[int, int]] = []  # (input, output) per model call of the turn
-        self.live_in = self.live_out = 0  # this turn's tokens, not yet in the session file
 
     def reset(self) -> None:
         self.reply = None
-        self.calls = []
-        self.live_in = self.live_out = 0
 
     @property
     def chat(self) -> ChatLog:
-        return self.app.query_one(ChatLog)
+        return self.screen.query_one(ChatLog)
 
     async def handle(self, event: Any) -> None:
-        name = self.HANDLERS.get(event.type)
-        if name is None:
-            log.error("no handler for engine event %r", event)
-            self.app.notify(f"Birdie sent an event this screen cannot show: {event.type}",
-                            severity="error")
-            return
-        result = getattr(self, name)(event)
+        result = getattr(self, self.HANDLERS[event.type])(event)
         if result is not None:
             await result
 
     # -- handlers, one per event type ---------------------------------------------------------
 
-    def on_session(self, event: Any) -> None:
-        self.app.refresh_status(busy=True)
-
     def on_injected(self, event: Any) -> None:
-        self.app.query_one(ContextPanel).show(injection_view(event))
+        self.screen.query_one(ContextPanel).show(InjectionView.of(event))
 
     def on_token(self, event: Any) -> None:
         if self.reply is None:
@@ -82,13 +65,10 @@ class TurnView:
 
     def on_approval(self, event: Any) -> None:
         if event.decision != "approved":
-            self.app.notify(f"{event.name} was not run (denied).", severity="warning")
+            self.screen.notify(f"{event.name} was not run (denied).", severity="warning")
 
     def on_usage(self, event: Any) -> None:
-        self.calls.append((event.input_tokens, event.output_tokens))
-        self.live_in += event.input_tokens
-        self.live_out += event.output_tokens
-        self.app.refresh_status(busy=True)
+        """A model call completed; the ledger's `totals` event that follows redraws figures."""
 
     def on_done(self, event: Any) -> None:
         self.close_reply()
@@ -107,7 +87,7 @@ class TurnView:
     def close_reply(self, interrupted: bool = False) -> None:
         reply, self.reply = self.reply, None
         if reply is not None:
-            # Rendered by the reply's own worker: a long reply must not hold up the app's
+            # Rendered by the reply's own worker: a long reply must not hold up the screen's
             # message queue (keys for the composer wait in it).
             reply.run_worker(reply.mark_interrupted() if interrupted else reply.finish(),
                              group="reply-render", exit_on_error=False)

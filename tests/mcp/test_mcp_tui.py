@@ -48,7 +48,7 @@ async def test_sidebar_and_mcp_command(skills_root):
         report = next(n for n in notices(app) if "ghost" in n)
         assert "**lab**" in report and "**running**" in report and "`shout`" in report
         assert "**failed**: command not found" in report
-        assert str(app.engine.paths.logs_dir) in report
+        assert str(app.birdie.engine.paths.logs_dir) in report
 
         await send(pilot, app, "/mcp restart ghost")
         await send(pilot, app, "/mcp restart nobody")

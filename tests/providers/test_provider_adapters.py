@@ -53,7 +53,7 @@ def _imported_after(statement: str) -> list[str]:
 def test_engine_and_shared_modules_import_no_sdk():
     assert _imported_after("import birdie_tui.agent.engine, birdie_tui.providers.selection, "
                            "birdie_tui.providers.errors, birdie_tui.providers.sdk_base, "
-                           "birdie_tui.tui.model_commands") == []
+                           "birdie_tui.tui.cmds.models, birdie_tui.service.local") == []
 
 
 @pytest.mark.parametrize(("module", "sdk"), [("openai_compat", "openai"),

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
 from birdie_tui.tui.screens.session_list import SessionList
-from birdie_tui.tui.view_models import SessionRow
+from birdie_tui.service.rows import SessionRow
 
 BrowserResult = tuple[Literal["switch", "new"], str | None]
 

@@ -9,7 +9,7 @@ import os
 from textual.widgets import Markdown
 
 from birdie_tui.tui import create_app
-from birdie_tui.tui.commands import _model_commands
+from birdie_tui.tui.palette import BirdieCommands
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
@@ -46,13 +46,13 @@ async def test_model_command_lists_and_switches(server, skills_dir):
         assert "**offline** (current)" in notices(app) and "`gpt-4o-mini`" in notices(app)
         assert "mistral" not in notices(app)  # no key for it
 
-        palette = [text for text, _, _ in _model_commands(app, app.engine)]
+        palette = [text for text, _, _ in BirdieCommands(app.main)._commands()]
         assert "Model: openai/gpt-4o" in palette and "Model: offline/birdie-offline" in palette
 
         await send(pilot, app, "/model openai/gpt-4o")
         await wait_for(pilot, lambda: "openai · gpt-4o" in status_text(app))
         assert "Now using **openai · gpt-4o**" in notices(app)
-        assert app.engine.context_window == 128_000
+        assert app.birdie.engine.context_window == 128_000
 
         await send(pilot, app, "hello")
         await wait_turn(pilot, app)
@@ -85,9 +85,9 @@ async def test_retry_after_a_server_error(server, skills_dir):
         await wait_for(pilot, lambda: any(m.text == "second time"
                                           for m in app.query(AssistantMessage)))
         await wait_turn(pilot, app)
-        history = await app.engine.messages()
+        history = await app.birdie.engine.messages()
         assert [m.content for m in history] == ["the question", "second time"]
-        assert app.engine.session.turns == 1
+        assert app.birdie.engine.session.turns == 1
 
 
 async def test_missing_key_at_start_is_one_line_and_runs_offline(skills_dir):

@@ -22,14 +22,14 @@ async def wait_for(pilot, predicate, timeout: float = 15.0, step: float = 0.05):
 
 
 async def wait_ready(pilot, app):
-    await wait_for(pilot, lambda: app.engine is not None and app.ready.is_set())
+    await wait_for(pilot, lambda: app.birdie is not None and app.ready.is_set())
     await pilot.pause()
 
 
 async def wait_turn(pilot, app):
     from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 
-    await wait_for(pilot, lambda: not app.turn_running)
+    await wait_for(pilot, lambda: not app.main.turn_running)
     # Replies finish rendering in their own workers, after the turn itself.
     await wait_for(pilot, lambda: all(r.rendered for r in app.query(AssistantMessage)))
     await pilot.pause()

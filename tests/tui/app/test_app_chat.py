@@ -12,6 +12,8 @@ from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
+from birdie_tui.tui.turn_view import TurnView
+
 from .conftest import send, wait_for, wait_ready, wait_turn
 
 
@@ -26,8 +28,9 @@ async def test_send_message_streams_reply(make_app):
         assert len(replies) == 1 and "hello there" in replies[0].text
         kinds = [x.type for x in seen if isinstance(x, EngineEvent)]
         assert kinds.count("token") > 5  # streamed token by token, one message per event
-        assert kinds[0] == "injected" and kinds[-1] == "done"
-        assert app.engine.session.turns == 1
+        turn_kinds = [k for k in kinds if k in TurnView.HANDLERS]
+        assert turn_kinds[0] == "injected" and turn_kinds[-1] == "done"
+        assert app.birdie.engine.session.turns == 1
         assert "offline model" in str(app.query_one("#status").render())
 
 
@@ -51,13 +54,13 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         sidebar = app.query_one(SkillSidebar)
-        names = [s.name for s in app.engine.skills()]
+        names = [s.name for s in app.birdie.engine.skills()]
         index = names.index("Quiet")
         options = sidebar.query_one(".skills--list")
         # Click the Quiet row (rows start at the list's top edge; one row per skill).
         await pilot.click(options, offset=(2, index))
-        await wait_for(pilot, lambda: app.engine.is_enabled(app.engine.registry.get("Quiet")))
-        sid = app.engine.session.id
+        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet")))
+        sid = app.birdie.engine.session.id
         session_file = isolated_home / "sessions" / "tester" / f"{sid}.json"
         assert not session_file.exists()  # nothing sent yet: the grant waits in memory
         await send(pilot, app, "call hush")
@@ -66,7 +69,7 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
         assert json.loads(session_file.read_text())["enabled_skills"] == ["Quiet"]
         # and off again: the next turn cannot call it
         await pilot.click(options, offset=(2, index))
-        await wait_for(pilot, lambda: not app.engine.is_enabled(app.engine.registry.get("Quiet")))
+        await wait_for(pilot, lambda: not app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet")))
         await send(pilot, app, "call hush")
         await wait_turn(pilot, app)
         assert len(app.query(ToolBlock)) == 1
@@ -79,16 +82,16 @@ async def test_escape_cancels_mid_stream(make_app, monkeypatch):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, "tell me a long story " * 5)
-        await wait_for(pilot, lambda: app.turn.reply is not None and len(app.turn.reply.text) > 20)
+        await wait_for(pilot, lambda: app.main.turn.reply is not None and len(app.main.turn.reply.text) > 20)
         await pilot.press("escape")
         await wait_turn(pilot, app)
         reply = list(app.query(AssistantMessage))[-1]
         assert reply.interrupted
         from birdie_tui.agent.history import history_problems
-        history = await app.engine.messages()
+        history = await app.birdie.engine.messages()
         assert history_problems(history) == [] and "interrupted" in history[-1].content
         monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
-        app.engine.model.tokens_per_second = None
+        app.birdie.engine.model.tokens_per_second = None
         await send(pilot, app, "still there?")
         await wait_turn(pilot, app)
         assert "still there?" in list(app.query(AssistantMessage))[-1].text
@@ -112,14 +115,14 @@ async def test_engine_error_shows_block_and_app_survives(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        working = app.engine.model
-        app.engine.model = ExplodingModel()
+        working = app.birdie.engine.model
+        app.birdie.engine.model = ExplodingModel()
         await send(pilot, app, "hello")
         await wait_turn(pilot, app)
         error = app.query_one(ErrorBlock)
         assert "upstream exploded" in str(error.render())
         assert app.is_running
-        app.engine.model = working
+        app.birdie.engine.model = working
         await send(pilot, app, "and now?")
         await wait_turn(pilot, app)
         assert "and now?" in list(app.query(AssistantMessage))[-1].text
@@ -136,7 +139,7 @@ async def test_slash_commands_and_unknown_hint(make_app):
         await send(pilot, app, "/nope")
         await send(pilot, app, "/tool output sideways")
         await wait_for(pilot, lambda: len(notes) >= 4)
-        assert [e.content for e in app.engine.memory.entries()] == ["likes tea"]
-        assert not app.engine.is_enabled(app.engine.registry.get("Echoer"))
+        assert [e.content for e in app.birdie.engine.memory.entries()] == ["likes tea"]
+        assert not app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Echoer"))
         assert any("Unknown command /nope" in n for n in notes)
         assert any("usage: /tool" in n for n in notes)

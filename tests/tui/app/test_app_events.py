@@ -1,4 +1,4 @@
-"""The engine's events reach the UI as one message type, in order, and every type of the
+"""Birdie's events reach the UI as one message type, in order, and every type of the
 vocabulary has a handler (Harlequin's habit: pin the exact sequence of messages)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from birdie_tui.agent.events import event_types
+from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
@@ -15,14 +16,18 @@ from .conftest import send, wait_ready, wait_turn
 
 def test_every_event_type_has_a_handler():
     """A new event in the core vocabulary cannot be silently dropped by the UI."""
-    assert set(event_types()) == set(TurnView.HANDLERS)
+    assert set(event_types()) == set(TurnView.HANDLERS) | set(MainScreen.HANDLERS)
+    assert not set(TurnView.HANDLERS) & set(MainScreen.HANDLERS)  # one owner per type
     for name in TurnView.HANDLERS.values():
         assert callable(getattr(TurnView, name))
+    for name in MainScreen.HANDLERS.values():
+        assert callable(getattr(MainScreen, name))
 
 
 async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
     """Prompt report, the first call's usage and its tool call, the result, a second prompt
-    report, the streamed answer and its usage, done — each once, in this order."""
+    report, the streamed answer and its usage, done, then the change events — each once, in
+    this order."""
     app = make_app()
     seen = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
@@ -34,8 +39,10 @@ async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
         # runs of tokens collapse to one entry: their number depends on the tokenizer
         kinds = [kind for kind, _ in groupby(e.type for e in events)]
         # a model call's usage closes its stream, before the node hands over its tool call
-        assert kinds == ["injected", "usage", "tool_call", "tool_result", "injected", "token",
-                         "usage", "done"]
+        # each completed call moves the ledger ("totals"); once the turn is recorded the
+        # front door says what changed: totals, status (turns, title), skills (MCP servers)
+        assert kinds == ["injected", "usage", "totals", "tool_call", "tool_result", "injected",
+                         "token", "usage", "totals", "done", "totals", "status", "skills"]
         call = next(e for e in events if e.type == "tool_call")
         result = next(e for e in events if e.type == "tool_result")
         assert (call.name, call.args, result.id, result.content) == (
@@ -54,6 +61,6 @@ async def test_an_unknown_event_is_reported_not_dropped(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        app.post_message(EngineEvent(Mystery()))
+        app.main.post_message(EngineEvent(Mystery()))
         await pilot.pause(0.2)
         assert any("mystery" in n.message for n in app._notifications)

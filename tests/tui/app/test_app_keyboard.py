@@ -75,7 +75,7 @@ async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(make_ap
         await pilot.press("enter")
         await wait_turn(pilot, app)
         assert block.collapsed == collapsed
-        assert app.engine.session.turns == 2
+        assert app.birdie.engine.session.turns == 2
 
 
 async def test_skill_list_by_keyboard_then_back(make_app):
@@ -87,10 +87,10 @@ async def test_skill_list_by_keyboard_then_back(make_app):
         await pilot.press("ctrl+o")
         assert app.focused is sidebar.query_one(".skills--list")
         name = sidebar.highlighted_name
-        before = app.engine.is_enabled(app.engine.registry.get(name))
+        before = app.birdie.engine.is_enabled(app.birdie.engine.registry.get(name))
         await pilot.press("space")
-        await wait_for(pilot, lambda: app.engine.is_enabled(
-            app.engine.registry.get(name)) != before)
+        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(
+            app.birdie.engine.registry.get(name)) != before)
         await pilot.press("a")
         assert app.focused is app.query_one(Composer)
         assert app.query_one(Composer).text == "a"
@@ -210,7 +210,7 @@ async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
         assert composer.text == "a\nb\nc"
         await pilot.press("ctrl+g")
         await wait_turn(pilot, app)
-        assert app.engine.session.turns == 1
+        assert app.birdie.engine.session.turns == 1
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not isinstance(app.screen, SessionBrowser)

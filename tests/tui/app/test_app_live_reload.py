@@ -61,7 +61,7 @@ async def test_a_written_skill_appears_breaks_and_heals_without_a_key(make_app, 
         await wait_for(pilot, lambda: all(r.error is None for r in app.query_one("#skills").rows
                                           if r.name == "Notes"), timeout=10)
         await wait_for(pilot, lambda: any("fixed Notes" in t for t in toasts(app)))
-        assert app.engine.registry.get("Notes").description == "Take better notes."
+        assert app.birdie.engine.registry.get("Notes").description == "Take better notes."
 
 
 async def test_a_toggled_off_skill_stays_off_after_its_file_changes(make_app, skills_dir):
@@ -69,7 +69,7 @@ async def test_a_toggled_off_skill_stays_off_after_its_file_changes(make_app, sk
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await pilot.pause(0.5)
-        app.toggle_skill("Echoer", False)
+        app.main.toggle_skill("Echoer", False)
         echoer = skills_dir / "echoer" / "SKILL.MD"
         echoer.write_text(echoer.read_text().replace("Echo text back.", "Echo, edited."))
         await wait_for(pilot, lambda: any("reloaded Echoer" in t for t in toasts(app)),
@@ -87,7 +87,7 @@ async def test_skill_reload_command_rescans(make_app, skills_dir, monkeypatch):
         (skills_dir / "notes" / "SKILL.MD").write_text(NOTES)
         await pilot.pause(0.5)
         assert "Notes" not in sidebar_text(app)
-        app.run_slash("/skill reload")
+        app.main.run_line("/skill reload")
         await wait_for(pilot, lambda: "Notes" in sidebar_text(app))
-        app.run_slash("/skill reload")
+        app.main.run_line("/skill reload")
         await wait_for(pilot, lambda: any("no changes" in t for t in toasts(app)))

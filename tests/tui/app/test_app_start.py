@@ -25,7 +25,7 @@ async def test_unknown_session_id_opens_a_working_session(make_app):
     app = make_app("--session-id", "2020-01-01_9")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.engine.session.id != "2020-01-01_9"
+        assert app.birdie.engine.session.id != "2020-01-01_9"
         assert any("2020-01-01_9" in e and "new session" in e for e in errors(app))
         await send(pilot, app, "still here?")
         await wait_turn(pilot, app)
@@ -37,8 +37,8 @@ async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, is
     app = make_app("--session-id", "2026-01-02_1", "--enable", "Nope", "--enable", "Quiet")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.engine.session.id == "2026-01-02_1"
-        assert app.engine.is_enabled(app.engine.registry.get("Quiet"))
+        assert app.birdie.engine.session.id == "2026-01-02_1"
+        assert app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet"))
         assert any("Nope" in e for e in errors(app))
 
 
@@ -51,7 +51,7 @@ async def test_corrupt_session_file_is_moved_aside_and_announced(make_app, isola
         await wait_for(pilot, lambda: any("corrupt" in n for n in notifications(app)))
         aside = list(path.parent.glob("2026-01-02_1.json.corrupt-*"))
         assert len(aside) == 1 and aside[0].read_text() == "{ not json"
-        assert app.engine.session.id != "2026-01-02_1"
+        assert app.birdie.engine.session.id != "2026-01-02_1"
         log = (isolated_home / "logs" / "birdie-tui.log").read_text()
         assert aside[0].name in log
 
@@ -86,7 +86,7 @@ async def test_failed_engine_start_is_recoverable(make_app, blocker):
         await wait_for(pilot, lambda: app.booting.failed)
         assert any("could not start" in e for e in errors(app))
         await send(pilot, app, "are you there")
-        assert app.pending == ["are you there"]
+        assert app.main.pending == ["are you there"]
         await send(pilot, app, "/info")  # needs the engine: says so, never waits forever
         await wait_for(pilot, lambda: any("needs Birdie running" in n
                                           for n in notifications(app)))
@@ -127,7 +127,7 @@ async def test_resume_hint_names_the_session_after_a_turn(make_app):
         await wait_ready(pilot, app)
         await send(pilot, app, "hello")
         await wait_turn(pilot, app)
-        sid = app.engine.session.id
+        sid = app.birdie.engine.session.id
         await pilot.press("ctrl+q")
     assert app.resume_hint is not None and f"--session-id {sid}" in app.resume_hint
 
@@ -139,7 +139,7 @@ async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
     app = make_app("--continue")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.engine.session.id == "2026-01-03_1"
+        assert app.birdie.engine.session.id == "2026-01-03_1"
 
 
 async def test_corrupt_settings_are_announced_once_and_kept_aside(make_app, isolated_home):

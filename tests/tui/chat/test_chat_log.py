@@ -6,6 +6,7 @@ import time
 
 from textual.widgets import Markdown
 
+from birdie_tui.service.rows import ToolCallItem, TranscriptItem
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.chat_log import MAX_WIDGETS, PRUNED_TEXT, ChatLog
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
@@ -22,16 +23,16 @@ async def until(pilot, predicate, timeout: float = 10.0) -> None:
         await pilot.pause(0.05)
 
 
-def conversation(turns: int) -> list[dict]:
-    items: list[dict] = []
+def conversation(turns: int) -> list[TranscriptItem]:
+    items: list[TranscriptItem] = []
     for i in range(turns):
         items += [
-            {"role": "user", "content": f"question {i} [b]?"},
-            {"role": "assistant", "content": f"Let me look ({i}).",
-             "tool_calls": [{"id": f"t{i}", "name": "bash", "args": {"cmd": f"echo {i}"}}]},
-            {"role": "tool", "tool_call_id": f"t{i}", "name": "bash", "content": f"out {i}",
-             "error": i % 5 == 0},
-            {"role": "assistant", "content": f"**Answer {i}**\n\n- a\n- b", "tool_calls": []},
+            TranscriptItem("user", f"question {i} [b]?"),
+            TranscriptItem("assistant", f"Let me look ({i}).",
+                           tool_calls=(ToolCallItem(f"t{i}", "bash", {"cmd": f"echo {i}"}),)),
+            TranscriptItem("tool", f"out {i}", tool_call_id=f"t{i}", name="bash",
+                           error=i % 5 == 0),
+            TranscriptItem("assistant", f"**Answer {i}**\n\n- a\n- b"),
         ]
     return items
 
@@ -56,8 +57,8 @@ async def test_replay_rebuilds_a_mixed_conversation():
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         items = conversation(3) + [
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "lost", "name": "x", "args": {}}]},
-            {"role": "system", "content": "ignored"},
+            TranscriptItem("assistant", "", tool_calls=(ToolCallItem("lost", "x"),)),
+            TranscriptItem("system", "ignored"),
         ]
         await app.chat.replay(items)
         await pilot.pause()

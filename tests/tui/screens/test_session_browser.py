@@ -7,7 +7,7 @@ from textual.widgets import Input, OptionList
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
 from birdie_tui.tui.screens.session_browser import EMPTY_MESSAGE, HINTS, SessionBrowser
-from birdie_tui.tui.view_models import SessionRow
+from birdie_tui.service.rows import SessionRow
 from tests.tui.keys import deliver, key_events
 from tests.tui.screens.harness import NOT_DISMISSED, ScreenHarness
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown, OptionList
 
-from birdie_tui.tui.view_models import InjectionRow, InjectionView
+from birdie_tui.service.rows import InjectionRow, InjectionView
 from birdie_tui.tui.widgets.panels.context_panel import EMPTY_TEXT, ContextPanel, reason_label
 
 VIEW = InjectionView(

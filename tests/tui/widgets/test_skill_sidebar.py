@@ -7,7 +7,7 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
-from birdie_tui.tui.view_models import BrokenSkillFile, SkillRow
+from birdie_tui.service.rows import BrokenSkillFile, SkillRow
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles, short_path
 from birdie_tui.tui.widgets.skills.skill_item import MARK_OFF, MARK_ON, skill_prompt
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Sparkline
 
-from birdie_tui.tui.view_models import TokenView
+from birdie_tui.service.rows import CallUsage, TokenLedger
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 
 
@@ -22,9 +22,9 @@ async def test_known_window_calls_session_and_cost():
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
-        panel.show(TokenView(
-            context_tokens=6_000, context_window=200_000, calls=[(5_400, 120), (6_000, 310)],
-            session_in=48_200, session_out=2_100, per_turn=[900, 5_520, 6_310], cost_usd=0.01234,
+        panel.show(TokenLedger(
+            context_window=200_000, calls=(CallUsage(5_400, 120), CallUsage(6_000, 310)),
+            session_in=48_200, session_out=2_100, per_turn=(900, 5_520, 6_310), cost_usd=0.01234,
         ))
         await pilot.pause()
         assert _text(panel, "context") == "Context  6,000 tok  (3% of 200k)"
@@ -42,7 +42,7 @@ async def test_unknown_window_and_unknown_cost():
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
-        panel.show(TokenView(context_tokens=1_200, calls=[(1_200, 40)], cost_usd=None))
+        panel.show(TokenLedger(calls=(CallUsage(1_200, 40),), cost_usd=None))
         await pilot.pause()
         assert _text(panel, "context").endswith("(window unknown)")
         cost = _text(panel, "cost")
@@ -53,7 +53,7 @@ async def test_zero_cost_is_shown_as_zero_dollars():
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
-        panel.show(TokenView(context_tokens=10, context_window=8_192, cost_usd=0.0))
+        panel.show(TokenLedger(calls=(CallUsage(10, 1),), context_window=8_192, cost_usd=0.0))
         await pilot.pause()
         assert _text(panel, "cost") == "Estimated cost  $0.00"
         assert "(<1% of 8,192)" in _text(panel, "context")
@@ -68,3 +68,15 @@ async def test_empty_session():
         assert "no turns yet" in _text(panel, "caption")
         assert "no model calls yet" in _text(panel, "calls")
         assert _text(panel, "cost") == "Estimated cost  unknown"
+
+
+async def test_cached_input_is_shown_per_call_and_for_the_session():
+    """Prompt-cache reads are priced lower, so the panel says how much of the input they were."""
+    app = PanelApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        panel = app.query_one(TokenPanel)
+        panel.show(TokenLedger(calls=(CallUsage(5_000, 100, cached=4_000),), session_in=5_000,
+                               session_out=100, session_cached=4_000, cost_usd=0.001))
+        await pilot.pause()
+        assert "call 1  ↑5,000 ↓100  4,000 cached" in _text(panel, "calls")
+        assert _text(panel, "session") == "Session  ↑5,000 ↓100  4,000 cached"

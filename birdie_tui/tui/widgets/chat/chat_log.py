@@ -1,6 +1,6 @@
 """The scrolling conversation: user messages, streamed replies, tool blocks, notices, errors.
 
-It receives plain strings and dicts from the app (never engine objects), keeps at most
+It receives plain strings and transcript rows (never engine objects), keeps at most
 `MAX_WIDGETS` children so long sessions stay fast, and stays anchored to the bottom while
 the reply streams unless the user has scrolled up.
 """
@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
-from birdie_tui.text import content_text
+from birdie_tui.service.rows import TranscriptItem
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
@@ -115,7 +115,7 @@ class ChatLog(VerticalScroll):
         self._pruned_notice = None
         await self.remove_children()
 
-    async def replay(self, items: list[dict[str, Any]]) -> None:
+    async def replay(self, items: list[TranscriptItem]) -> None:
         """Rebuild a past conversation at once: no streaming, one mount for everything."""
         widgets: list[Widget] = []
         pending: dict[str, ToolBlock] = {}
@@ -123,26 +123,23 @@ class ChatLog(VerticalScroll):
         # The replies the user sees first get the full renderer, so they look like live ones.
         replies_left = sum(1 for item in items if _is_reply(item))
         for item in items:
-            role = item.get("role")
-            if role == "user":
-                widgets.append(UserMessage(content_text(item.get("content"))))
-            elif role == "assistant":
+            if item.role == "user":
+                widgets.append(UserMessage(item.content))
+            elif item.role == "assistant":
                 if _is_reply(item):
                     replies_left -= 1
                     lite = replies_left >= REPLAY_FULL_MARKDOWN
-                    widgets.append(AssistantMessage.static(content_text(item["content"]), lite=lite))
-                for call in item.get("tool_calls") or ():
-                    call_id = str(call.get("id", ""))
-                    block = ToolBlock(call_id, str(call.get("name", "tool")), call.get("args") or {}, mode=mode)
-                    pending[call_id] = block
+                    widgets.append(AssistantMessage.static(item.content, lite=lite))
+                for call in item.tool_calls:
+                    block = ToolBlock(call.id, call.name or "tool", dict(call.args), mode=mode)
+                    pending[call.id] = block
                     widgets.append(block)
-            elif role == "tool":
-                call_id = str(item.get("tool_call_id", ""))
-                block = pending.pop(call_id, None)
+            elif item.role == "tool":
+                block = pending.pop(item.tool_call_id, None)
                 if block is None:
-                    block = ToolBlock(call_id, str(item.get("name") or "tool"), {}, mode=mode)
+                    block = ToolBlock(item.tool_call_id, item.name or "tool", {}, mode=mode)
                     widgets.append(block)
-                block.finish(content_text(item.get("content")), bool(item.get("error", False)))
+                block.finish(item.content, item.error)
         for block in pending.values():  # calls whose results never came back
             block.cancel()
         if not widgets:
@@ -188,5 +185,5 @@ class ChatLog(VerticalScroll):
         await self.mount(self._pruned_notice, before=0 if self.children else None)
 
 
-def _is_reply(item: dict[str, Any]) -> bool:
-    return item.get("role") == "assistant" and bool(content_text(item.get("content")).strip())
+def _is_reply(item: TranscriptItem) -> bool:
+    return item.role == "assistant" and bool(item.content.strip())

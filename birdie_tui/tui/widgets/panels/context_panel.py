@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from birdie_tui.tui.view_models import InjectionRow, InjectionView
+from birdie_tui.service.rows import InjectionRow, InjectionView
 from birdie_tui.tui.widgets.format import fmt_tokens
 
 EMPTY_TEXT = "Nothing injected this turn."
@@ -108,7 +108,7 @@ class ContextPanel(Vertical):
 
     def set_memory(self, notes: list[str]) -> None:
         """Long-term memory changed (/remember, /memory delete): the count is live."""
-        self._view = replace(self._view, memory=list(notes))
+        self._view = replace(self._view, memory=tuple(notes))
         if self.is_mounted:
             self._render_memory()
 

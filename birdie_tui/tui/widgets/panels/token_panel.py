@@ -7,7 +7,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Sparkline, Static
 
-from birdie_tui.tui.view_models import TokenView
+from birdie_tui.service.rows import TokenLedger
 from birdie_tui.tui.widgets.format import fmt_cost, fmt_pct, fmt_tokens
 
 
@@ -38,7 +38,7 @@ class TokenPanel(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._view = TokenView()
+        self._view = TokenLedger()
         self._context_line = Static(classes="tokens--context")
         self._calls = Static(classes="tokens--calls")
         self._session = Static(classes="tokens--session")
@@ -58,10 +58,10 @@ class TokenPanel(Vertical):
         self._render_view()
 
     @property
-    def view(self) -> TokenView:
+    def view(self) -> TokenLedger:
         return self._view
 
-    def show(self, view: TokenView) -> None:
+    def show(self, view: TokenLedger) -> None:
         self._view = view
         if self.is_mounted:
             self._render_view()
@@ -82,8 +82,9 @@ class TokenPanel(Vertical):
 
         if v.calls:
             lines = [
-                Content.assemble(Content.styled(f"call {i}  ", "$text-muted"), _in_out(i_n, o_ut))
-                for i, (i_n, o_ut) in enumerate(v.calls, start=1)
+                Content.assemble(Content.styled(f"call {i}  ", "$text-muted"),
+                                 _in_out(c.input, c.output), _cached(c.cached))
+                for i, c in enumerate(v.calls, start=1)
             ]
             calls = Content.styled("Last turn\n", "bold").append(Content("\n").join(lines))
         else:
@@ -91,7 +92,8 @@ class TokenPanel(Vertical):
         self._calls.update(calls)
 
         self._session.update(
-            Content.assemble(Content.styled("Session  ", "bold"), _in_out(v.session_in, v.session_out))
+            Content.assemble(Content.styled("Session  ", "bold"), _in_out(v.session_in, v.session_out),
+                             _cached(v.session_cached))
         )
 
         self.sparkline.data = [float(t) for t in v.per_turn]
@@ -112,3 +114,9 @@ class TokenPanel(Vertical):
                 Content.styled(fmt_cost(v.cost_usd), cost_style),
             )
         )
+
+
+def _cached(tokens: int) -> Content:
+    """Input read from the vendor's prompt cache (billed at the cached rate)."""
+    return Content.styled(f"  {fmt_tokens(tokens)} cached", "$text-muted") if tokens \
+        else Content("")

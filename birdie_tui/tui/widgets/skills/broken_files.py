@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from birdie_tui.tui.view_models import BrokenSkillFile
+from birdie_tui.service.rows import BrokenSkillFile
 
 
 def short_path(path: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from birdie_tui.tui.view_models import SkillRow
+from birdie_tui.service.rows import SkillRow
 
 MARK_ON = "●"
 MARK_OFF = "○"

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from birdie_tui.tui.view_models import BrokenSkillFile, SkillRow
+from birdie_tui.service.rows import BrokenSkillFile, SkillRow
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles
 from birdie_tui.tui.widgets.skills.skill_item import skill_details, skill_prompt
 

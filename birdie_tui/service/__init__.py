@@ -1,0 +1,24 @@
+"""The front door between a front end and Birdie (see `protocol.py`).
+
+`Birdie` is the protocol; `LocalBirdie` (in `local.py`) runs the engine in this process.
+Importing this package is cheap: rows and the protocol are plain Python.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from birdie_tui.service.protocol import Approver, Birdie, BirdieError
+
+if TYPE_CHECKING:
+    from birdie_tui.service.local import LocalBirdie
+
+__all__ = ["Approver", "Birdie", "BirdieError", "LocalBirdie", "local_birdie"]
+
+
+def local_birdie(**options) -> LocalBirdie:
+    """A `Birdie` over the engine in this process (`user`, `skills_dirs`, `config_file`,
+    `environ`); call `start` before anything else."""
+    from birdie_tui.service.local import LocalBirdie
+
+    return LocalBirdie(**options)

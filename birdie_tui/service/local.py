@@ -1,0 +1,427 @@
+"""`LocalBirdie`: the front door over the engine in this process (sqlite + JSON under
+`BIRDIE_HOME`). Importing this module is cheap; `start` imports the engine (LangGraph,
+LangChain, the vendor SDK) off the event loop.
+
+Start never leaves a half-started service: a bad request (unknown or corrupt session id,
+unknown --enable skill, a vendor without its key) is said in one line and a working session
+opens anyway; anything that stops the engine itself raises `BirdieError` after closing what
+was opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from typing import Any
+
+from birdie_tui.agent.events import (
+    McpFailed,
+    MemoryChanged,
+    Recovered,
+    SessionOpened,
+    SkillsChanged,
+    SkillsReloaded,
+    StatusChanged,
+    TotalsChanged,
+)
+from birdie_tui.service import local_rows
+from birdie_tui.service.protocol import Approver, BirdieError, Listener
+from birdie_tui.service.rows import (
+    BrokenSkillFile,
+    InjectionView,
+    McpRow,
+    MemoryNote,
+    ModelChoice,
+    ModelFacts,
+    SessionRow,
+    SettingsRow,
+    SkillRow,
+    Started,
+    Status,
+    TokenLedger,
+    ToolRow,
+    TranscriptItem,
+)
+from birdie_tui.text import one_line
+
+
+def _user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
+    """Errors whose text is already a sentence for the user (no type name in front)."""
+    from birdie_tui.providers.config import ConfigError
+    from birdie_tui.store.paths import InvalidName
+
+    engine_error = getattr(engine_mod, "EngineError", None)
+    return (ConfigError, InvalidName, *((engine_error,) if engine_error else ()))
+
+
+class LocalBirdie:
+    """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
+
+    def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
+                 config_file: Any = None, environ: Mapping[str, str] | None = None) -> None:
+        import os
+
+        self._options = {"user": user, "skills_dirs": skills_dirs, "config_file": config_file,
+                         "environ": dict(os.environ if environ is None else environ)}
+        self.engine: Any = None  # for tests and `sessions export`; front ends use the methods
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+        self._heard: set[str] = set()  # recovery notices told (settings warnings repeat them)
+        self._mcp_told: set[str] = set()
+        self._unlisten: Callable[[], None] | None = None
+        self._settings: Any = None
+
+    # ------------------------------------------------------------------ life
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        self._listen_for_recoveries()
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, event: Any) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    def _listen_for_recoveries(self) -> None:
+        """Files moved aside (corrupt memory, settings, sessions, database) are told as it
+        happens, from whichever thread found them."""
+        from birdie_tui.store import recovery
+
+        if self._unlisten is None:
+            self._unlisten = recovery.add_listener(self._recovered)
+
+    def _recovered(self, message: str) -> None:
+        with self._lock:
+            if message in self._heard:
+                return
+            self._heard.add(message)
+        self._emit(Recovered(message=message))
+
+    async def start(self, *, session_id: str | None = None, continue_last: bool = False,
+                    enable: Iterable[str] = (), disable: Iterable[str] = (),
+                    strict: bool = False) -> Started:
+        """`strict` (headless): a bad request or a missing key fails the start instead of
+        falling back to a new session or the offline model."""
+        self._listen_for_recoveries()
+        engine_mod = None
+        problems: list[str] = []
+        try:
+            engine_mod = await asyncio.to_thread(importlib.import_module,
+                                                 "birdie_tui.agent.engine")
+            self.engine = self._make_engine(engine_mod, problems, strict)
+            await self.engine.start()
+            warnings = self._load_settings()
+            if strict:
+                if session_id is None and continue_last:
+                    session_id = self.engine.latest_session_id()
+                opened = await self.engine.open_session(session_id, enable=enable,
+                                                        disable=disable)
+            else:
+                opened = await self._open_first(engine_mod.EngineError, session_id,
+                                                continue_last, list(enable), list(disable),
+                                                problems)
+        except Exception as exc:  # noqa: BLE001 - one line for the user, nothing left open
+            message = one_line(exc, as_is=_user_errors(engine_mod))
+            await self.close()
+            raise BirdieError(message) from exc
+        return Started(session_id=opened.id, new=opened.new, problems=tuple(problems),
+                       warnings=tuple(warnings))
+
+    def _make_engine(self, engine_mod: Any, problems: list[str], strict: bool) -> Any:
+        from birdie_tui.providers.config import ConfigError, ProviderConfig
+
+        options = engine_mod.EngineOptions(**self._options)
+        try:
+            return engine_mod.Engine(options)
+        except ConfigError as exc:
+            if strict:
+                raise
+            # A missing key is a message, not a dead app: run offline and say why.
+            problems.append(f"{exc} — using the offline model instead.")
+            options.provider = ProviderConfig(vendor="offline")
+            return engine_mod.Engine(options)
+
+    def _load_settings(self) -> list[str]:
+        from birdie_tui.store.settings import load_settings
+
+        self._settings, warnings = load_settings(self.engine.paths)
+        return [w for w in warnings if w not in self._heard]
+
+    async def _open_first(self, engine_error: type[Exception], session_id: str | None,
+                          continue_last: bool, enable: list[str], disable: list[str],
+                          problems: list[str]) -> Any:
+        """The session asked for; failing that, without the unknown skills; failing that, a
+        new one (each fallback said in `problems`)."""
+        engine = self.engine
+        if session_id is None and continue_last:
+            session_id = engine.latest_session_id()
+        try:
+            return await engine.open_session(session_id, enable=enable, disable=disable)
+        except engine_error as exc:
+            first = str(exc)
+        unknown = [n for n in (*enable, *disable) if engine.registry.get(n) is None]
+        enable = [n for n in enable if n not in unknown]
+        disable = [n for n in disable if n not in unknown]
+        if unknown:
+            problems.append(f"{first} — ignored it.")
+            try:
+                return await engine.open_session(session_id, enable=enable, disable=disable)
+            except engine_error as exc:
+                first = str(exc)
+        problems.append(f"{first} — opened a new session instead.")
+        return await engine.open_session(None, enable=enable, disable=disable)
+
+    async def close(self) -> None:
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            with contextlib.suppress(Exception):  # closing goes on; a failed start says why
+                await engine.aclose()
+
+    # ------------------------------------------------------------------ what is shown
+    def status(self) -> Status:
+        engine = self.engine
+        meta = engine.session
+        return Status(
+            model=engine.model_label, vendor=engine.provider.vendor,
+            session_id=meta.id if meta else "", title=meta.title if meta else None,
+            saved=engine.session_saved, turns=meta.turns if meta else 0,
+            created_at=meta.created_at if meta else "", user=engine.user,
+            data_dir=str(engine.paths.home), skill_dirs=tuple(map(str, engine.skill_dirs)),
+            logs_dir=str(engine.paths.logs_dir), memory_count=len(engine.memory.entries()))
+
+    def ledger(self) -> TokenLedger:
+        return self.engine.token_ledger()
+
+    def settings(self) -> SettingsRow:
+        s = self._settings
+        if s is None:
+            return SettingsRow()
+        return SettingsRow(theme=s.theme, tool_output=s.tool_output,
+                           keymap=tuple(sorted(s.keymap.items())))
+
+    def save_settings(self, **changes: Any) -> None:
+        from birdie_tui.store.settings import save_settings
+
+        if self._settings is None:
+            return  # not started: nothing loaded to save over
+        for name, value in changes.items():
+            setattr(self._settings, name, value)
+        try:
+            save_settings(self.engine.paths, self._settings)
+        except OSError as exc:
+            raise BirdieError(f"could not save settings: {exc}") from exc
+
+    def resume_command(self) -> str | None:
+        from birdie_tui.resume import resume_command
+
+        engine = self.engine
+        if engine is None or engine.session is None or not engine.session_saved:
+            return None
+        return resume_command(engine.session.id, user=self._options["user"])
+
+    # ------------------------------------------------------------------ turns
+    async def send(self, text: str, *, approver: Approver | None = None
+                   ) -> AsyncIterator[Any]:
+        """Run one turn; its events come back in order. Totals, status, skills (MCP servers
+        may have started) and MCP failures are told to the listeners as they change."""
+        try:
+            async with contextlib.aclosing(self.engine.run_turn(text, approver=approver)) as run:
+                async for event in run:
+                    yield event
+                    if event.type == "usage":
+                        self._emit_totals()
+        finally:
+            self._emit_totals()
+            self._emit(StatusChanged())
+            self._emit(SkillsChanged())
+            self._tell_mcp_failures()
+
+    def save_session(self) -> str:
+        """Write the open session now if it is still unsaved; its id (which may change)."""
+        try:
+            return self.engine.persist_session().id
+        except OSError as exc:
+            raise BirdieError(f"could not create the session file: {exc}") from exc
+
+    async def take_last_turn(self) -> str:
+        from birdie_tui.agent.options import EngineError
+
+        try:
+            text = await self.engine.take_last_turn()
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit_totals()
+        self._emit(StatusChanged())
+        return text
+
+    def _emit_totals(self) -> None:
+        ledger = self.ledger()
+        self._emit(TotalsChanged(session_in=ledger.session_in, session_out=ledger.session_out))
+
+    # ------------------------------------------------------------------ sessions
+    def session_rows(self) -> list[SessionRow]:
+        return local_rows.session_rows(self.engine)
+
+    async def transcript(self) -> list[TranscriptItem]:
+        return local_rows.transcript_items(await self.engine.messages())
+
+    async def injection(self) -> InjectionView:
+        return local_rows.last_turn_injection(self.engine, await self.engine.messages())
+
+    async def new_session(self) -> None:
+        meta = await self.engine.new_session()
+        self._emit(SessionOpened(id=meta.id, new=True))
+
+    async def open_session(self, session_id: str) -> None:
+        from birdie_tui.agent.options import EngineError
+
+        current = self.engine.session
+        if current is not None and current.id == session_id:
+            return
+        try:
+            meta = await self.engine.switch_session(session_id)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit(SessionOpened(id=meta.id, new=False))
+
+    def rename_session(self, session_id: str, title: str) -> None:
+        from birdie_tui.agent.options import EngineError
+
+        try:
+            self.engine.rename_session(session_id, title)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit(StatusChanged())
+
+    async def delete_session(self, session_id: str) -> None:
+        from birdie_tui.agent.options import EngineError
+
+        try:
+            replacement = await self.engine.delete_session(session_id)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        if replacement is not None:
+            self._emit(SessionOpened(id=replacement.id, new=True))
+
+    # ------------------------------------------------------------------ skills, tools, MCP
+    def skill_rows(self) -> list[SkillRow]:
+        return local_rows.skill_rows(self.engine)
+
+    def broken_files(self) -> list[BrokenSkillFile]:
+        return local_rows.broken_files(self.engine)
+
+    def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
+        engine = self.engine
+        skill = engine.registry.get(name)
+        if skill is None:
+            raise BirdieError(f"unknown skill {name!r}; /skill list shows the loaded ones")
+        engine.set_skill_enabled(skill.name, (not engine.is_enabled(skill))
+                                 if enabled is None else enabled)
+        self._emit(SkillsChanged())
+        return next(row for row in self.skill_rows() if row.name == skill.name)
+
+    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
+        """Rescan the skill folders; listeners hear `skills` and, when something changed (or
+        it was asked for), `reloaded` with what."""
+        try:
+            report = await self.engine.reload_skills_async(touched)
+        except Exception as exc:  # noqa: BLE001 - a reload never takes the app down
+            self._emit(SkillsReloaded(summary=f"Skill reload failed: {one_line(exc)}",
+                                      trouble=True, forced=True))
+            return
+        self._emit(SkillsChanged())
+        if report.empty and not forced:
+            return
+        summary = report.summary() if not report.empty else \
+            f"Rescanned: {len(self.engine.skills())} skills, no changes."
+        self._emit(SkillsReloaded(summary=summary, trouble=bool(report.broken or
+                                                               report.new_errors),
+                                  forced=forced))
+
+    async def watch_skills(self) -> None:
+        """Follow the skill folders until cancelled, reloading on each change."""
+        from birdie_tui.skills.watcher import watch_skill_dirs
+        from birdie_tui.store.logfile import log_to_file
+
+        log_to_file(self.engine.paths.logs_dir)
+        async for touched in watch_skill_dirs(self.engine.skill_dirs):
+            await self.reload_skills(touched)
+
+    async def tools(self) -> list[ToolRow]:
+        return [ToolRow(t.name, (t.description or "").splitlines()[0] if t.description else "")
+                for t in await self.engine.toolbox.tools()]
+
+    def mcp_rows(self) -> list[McpRow]:
+        return [local_rows.mcp_row(s) for s in self.engine.mcp_status()]
+
+    async def restart_mcp(self, skill: str) -> McpRow:
+        engine = self.engine
+        found = engine.registry.get(skill)
+        if found is None or found.mcp_server is None:
+            raise BirdieError(f"no MCP skill {skill!r} — /mcp lists them")
+        if not engine.is_enabled(found):
+            raise BirdieError(f"{found.name} is off for this session — enable it first")
+        status = await engine.restart_mcp(found.name)
+        self._emit(SkillsChanged())
+        self._tell_mcp_failures()
+        return local_rows.mcp_row(status)
+
+    def _tell_mcp_failures(self) -> None:
+        """Each MCP server failure is told once (the sidebar keeps showing it)."""
+        for status in self.engine.mcp_status() if self.engine is not None else ():
+            key = f"{status.skill}\0{status.error}"
+            if status.state == "failed" and key not in self._mcp_told:
+                self._mcp_told.add(key)
+                self._emit(McpFailed(skill=status.skill, error=status.error or ""))
+
+    # ------------------------------------------------------------------ memory
+    def memory(self) -> list[MemoryNote]:
+        return [MemoryNote(e.id, e.content) for e in self.engine.memory.entries()]
+
+    def remember(self, text: str) -> MemoryNote:
+        if not text.strip():
+            raise BirdieError("usage: /remember <text>")
+        entry = self.engine.memory.add(text)
+        self._emit(MemoryChanged(count=len(self.engine.memory.entries())))
+        return MemoryNote(entry.id, entry.content)
+
+    def forget(self, key: str) -> MemoryNote:
+        entry = self.engine.memory.delete(key)
+        if entry is None:
+            raise BirdieError(f"no memory entry {key!r} — /memory lists them")
+        self._emit(MemoryChanged(count=len(self.engine.memory.entries())))
+        return MemoryNote(entry.id, entry.content)
+
+    # ------------------------------------------------------------------ models
+    def model_facts(self) -> ModelFacts:
+        engine = self.engine
+        return ModelFacts(engine.model_label, engine.context_window, engine.price)
+
+    def model_choices(self) -> list[ModelChoice]:
+        from birdie_tui.providers.selection import choices
+
+        engine = self.engine
+        return [ModelChoice(c.vendor, tuple(c.models), c.current,
+                            engine.provider.model if c.current else None)
+                for c in choices(engine.provider, engine.options.environ,
+                                 engine.options.config_file)]
+
+    async def switch_model(self, spec: str) -> str:
+        """`spec` is VENDOR/MODEL, VENDOR or MODEL; the new label is returned."""
+        from birdie_tui.providers.config import ConfigError
+        from birdie_tui.providers.selection import parse_choice
+
+        engine = self.engine
+        vendor, model = parse_choice(spec, engine.provider)
+        try:
+            label = await engine.switch_model(vendor, model)
+        except ConfigError as exc:  # no key for that vendor, unknown vendor: no switch
+            raise BirdieError(str(exc)) from None
+        self._emit(StatusChanged())
+        self._emit_totals()
+        return label

@@ -1,0 +1,118 @@
+"""Building the door's rows from the local engine's objects (one place; no UI here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from birdie_tui.service.rows import (
+    BrokenSkillFile,
+    InjectionView,
+    McpRow,
+    SessionRow,
+    SkillRow,
+    ToolCallItem,
+    TranscriptItem,
+)
+
+
+def skill_rows(engine: Any) -> list[SkillRow]:
+    """Every loaded skill with its state for this session, and why it is in trouble, if it is
+    (a file whose reload broke, an MCP server that failed)."""
+    servers = {s.skill: s for s in engine.mcp_status()}
+    rows = []
+    for skill in engine.skills():
+        server = servers.get(skill.name)
+        # An MCP skill's tools are known once its server has listed them.
+        tools = tuple(t.name for t in skill.tools) + (server.tools if server else ())
+        failed = server.error if server is not None and server.state == "failed" else None
+        rows.append(SkillRow(
+            name=skill.name,
+            kind=skill.kind,
+            description=skill.description,
+            tool_count=len(tools),
+            tags=tuple(skill.tags),
+            triggers=tuple(skill.triggers),
+            tool_names=tools,
+            enabled=engine.is_enabled(skill),
+            enabled_by_default=skill.enabled_by_default,
+            error=_broken_line(engine.broken_skills.get(skill.name))
+            or (f"MCP server failed: {failed}" if failed else None),
+            server=_server_line(server) if server is not None else None,
+            mcp=skill.mcp_server is not None,
+        ))
+    return rows
+
+
+def _broken_line(error: Any) -> str | None:
+    if error is None:
+        return None
+    from birdie_tui.skills.reload import short_error
+
+    return f"file broken, last good version in use — {short_error(error)}"
+
+
+def _server_line(status: Any) -> str:
+    state = {"not started": "not started (starts on first use)",
+             "failed": "failed"}.get(status.state, status.describe())
+    return f"{status.transport} · {state}"
+
+
+def mcp_row(status: Any) -> McpRow:
+    return McpRow(skill=status.skill, transport=status.transport, target=status.target,
+                  state=status.state, enabled=status.enabled, tools=tuple(status.tools),
+                  error=status.error, restarts=status.restarts)
+
+
+def broken_files(engine: Any) -> list[BrokenSkillFile]:
+    return [BrokenSkillFile(e.path, e.line, e.message) for e in engine.registry.errors]
+
+
+def session_row(meta: Any, current: str | None) -> SessionRow:
+    return SessionRow(id=meta.id, title=meta.title or "(untitled)", updated_at=meta.updated_at,
+                      turns=meta.turns, input_tokens=meta.input_tokens,
+                      output_tokens=meta.output_tokens, current=meta.id == current,
+                      created_at=meta.created_at)
+
+
+def session_rows(engine: Any) -> list[SessionRow]:
+    """The browser's rows, newest first; the open session is always there, even before its
+    first message has put it on disk."""
+    current = engine.session.id if engine.session else None
+    metas = list(engine.list_sessions())
+    if engine.session is not None and all(meta.id != current for meta in metas):
+        metas.insert(0, engine.session)
+    return [session_row(meta, current) for meta in metas]
+
+
+def transcript_items(messages: list[Any]) -> list[TranscriptItem]:
+    from birdie_tui.agent.transcript import message_to_dict
+
+    items = []
+    for item in map(message_to_dict, messages):
+        calls = tuple(ToolCallItem(str(c.get("id") or ""), str(c["name"]), dict(c["args"] or {}))
+                      for c in item.get("tool_calls", ()))
+        items.append(TranscriptItem(
+            role=item["role"], content=item.get("content") or "", tool_calls=calls,
+            tool_call_id=str(item.get("tool_call_id") or ""), name=str(item.get("name") or ""),
+            error=bool(item.get("error", False))))
+    return items
+
+
+def last_turn_injection(engine: Any, history: list[Any]) -> InjectionView:
+    """What the session's last turn put in the prompt, rebuilt from its history with the
+    skills and memory in force now (so a resumed session does not show an empty panel)."""
+    from langchain_core.messages import HumanMessage
+
+    from birdie_tui.agent.prompt import build_system_prompt
+    from birdie_tui.agent.skill_tools import loaded_skill_names
+    from birdie_tui.text import content_text
+
+    memory = [entry.content for entry in engine.memory.entries()]
+    last = next((m for m in reversed(history) if isinstance(m, HumanMessage)), None)
+    if last is None:
+        return InjectionView(memory=tuple(memory))
+    allowed = engine.toolbox.allowed_skills()
+    _, report = build_system_prompt(
+        allowed, content_text(last.content), loaded=loaded_skill_names(history),
+        memory=memory, tools_by_tag=engine.toolbox.tools_by_tag(allowed))
+    return InjectionView.of(report)

@@ -1,0 +1,121 @@
+"""The one command table: every slash command's name, usage, help and handler.
+
+It drives running a typed line (`run_line`), `/help` (`help_markdown`), Tab completion
+(`completions`) and the command palette (`palette_entries`). Handlers get a `CommandContext`
+(the front door and a few things the screen can do), never the App.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from birdie_tui.tui.cmds import general, models, sessions, skills
+from birdie_tui.tui.cmds.context import CommandContext, CommandUI
+from birdie_tui.tui.usage import UsageError
+
+Handler = Callable[[CommandContext, list[str], str], Awaitable[None]]
+
+__all__ = ["COMMANDS", "Command", "CommandContext", "CommandUI", "completions",
+           "help_markdown", "palette_entries", "run_line"]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # "/skill"
+    usage: str  # markdown for /help: "`/skill list` · `/skill enable <name>` …"
+    help: str
+    handler: Handler
+    subcommands: tuple[str, ...] = ()  # completed by Tab: "/skill list", …
+    needs_birdie: bool = True  # False: works before Birdie has started (or after it failed)
+    palette: tuple[tuple[str, str], ...] = ()  # (title, line) entries in ctrl+p
+
+
+async def cmd_help(ctx: CommandContext, args: list[str], rest: str) -> None:
+    ctx.say(help_markdown())
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("/help", "`/help`", "this list", cmd_help, needs_birdie=False,
+            palette=(("Show help", "/help"),)),
+    Command("/info", "`/info`", "user, session, turns, model, skill folders", general.cmd_info),
+    Command("/remember", "`/remember <text>`",
+            "save a note to long-term memory (every session sees it)", general.cmd_remember),
+    Command("/memory", "`/memory [list]` · `/memory delete <id or n>`",
+            "list or delete long-term memory entries", general.cmd_memory,
+            subcommands=("list", "delete")),
+    Command("/tool", "`/tool list` · `/tool output full\\|short\\|off`",
+            "tools callable right now · how much tool output the chat shows", general.cmd_tool,
+            subcommands=("list", "output full", "output short", "output off"),
+            palette=tuple((f"Tool output: {m}", f"/tool output {m}")
+                          for m in ("full", "short", "off"))),
+    Command("/skill", "`/skill list` · `/skill enable <name>` · `/skill disable <name>` · "
+            "`/skill reload`", "skills for this session · rescan the skill folders",
+            skills.cmd_skill, subcommands=("list", "enable", "disable", "reload"),
+            palette=(("Reload skills", "/skill reload"),)),
+    Command("/mcp", "`/mcp` · `/mcp restart <skill>`",
+            "MCP servers: state, tools, errors · start one again", skills.cmd_mcp,
+            subcommands=("restart",)),
+    Command("/session", "`/session new\\|switch <id>\\|delete <id>\\|list\\|info`", "sessions",
+            sessions.cmd_session, subcommands=("new", "switch", "delete", "list", "info")),
+    Command("/new", "`/new`", "new session", sessions.cmd_new),
+    Command("/sessions", "`/sessions`", "open the session browser", sessions.cmd_sessions),
+    Command("/rename", "`/rename <title>`", "name this session", sessions.cmd_rename),
+    Command("/theme", "`/theme [name]`", "list themes or switch (saved)", general.cmd_theme,
+            needs_birdie=False),
+    Command("/model", "`/model` · `/model VENDOR[/MODEL]` · `/model MODEL`",
+            "list models · switch for this session", models.cmd_model),
+    Command("/retry", "`/retry`", "run your last message again (after an error or Esc)",
+            models.cmd_retry, palette=(("Retry the last turn", "/retry"),)),
+    Command("/clear", "`/clear`", "clear the screen (history is kept)", general.cmd_clear,
+            needs_birdie=False, palette=(("Clear the chat", "/clear"),)),
+    Command("/quit", "`/quit`", "exit", general.cmd_quit, needs_birdie=False),
+)
+
+BY_NAME = {c.name: c for c in COMMANDS}
+
+KEYS_HELP = """\
+**Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · Tab complete a command ·
+PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o skill list (Space
+toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
+ctrl+b skills sidebar · ctrl+t side panel · ctrl+p palette · ctrl+q quit
+"""
+
+
+def help_markdown() -> str:
+    rows = "\n".join(f"| {c.usage} | {c.help} |" for c in COMMANDS)
+    return f"| Command | What it does |\n|---|---|\n{rows}\n\n{KEYS_HELP}"
+
+
+def completions() -> list[str]:
+    """What Tab completes: every command, and every command with each of its subcommands."""
+    out: list[str] = []
+    for c in COMMANDS:
+        out.append(c.name)
+        out += [f"{c.name} {sub}" for sub in c.subcommands]
+    return out
+
+
+def palette_entries(*, started: bool) -> list[tuple[str, str]]:
+    """(title, command line) for the palette; commands that need Birdie only once it runs."""
+    return [entry for c in COMMANDS if started or not c.needs_birdie for entry in c.palette]
+
+
+def parse(line: str) -> tuple[Command | None, str, list[str], str]:
+    """(command or None, the name as typed, its words, the raw rest of the line)."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        words = line.split()
+    typed = words[0].lower() if words else line
+    rest = line[len(words[0]):].strip() if words else ""
+    return BY_NAME.get(typed), typed, words[1:], rest
+
+
+async def run_line(ctx: CommandContext, command: Command, args: list[str], rest: str) -> None:
+    """Run one parsed command; a usage mistake becomes a one-line toast."""
+    try:
+        await command.handler(ctx, args, rest)
+    except UsageError as exc:
+        ctx.toast(str(exc), severity="warning")

@@ -1,0 +1,53 @@
+"""What a command handler gets: the front door and a few things the screen can do for it.
+Never the App: a handler can be read (and tested) knowing only this."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from birdie_tui.service import Birdie
+
+
+class CommandUI(Protocol):
+    """The screen's side of a command."""
+
+    birdie: Birdie | None  # None until Birdie has started
+    turn_running: bool
+
+    def say(self, text: str, *, markdown: bool = True) -> None: ...  # a notice in the chat
+    def error(self, text: str) -> None: ...  # an error block in the chat
+    def toast(self, text: str, *, severity: str = "information",
+              timeout: float | None = None) -> None: ...
+    async def confirm(self, question: str) -> bool: ...  # keep-by-default dialog
+    async def clear_chat(self) -> None: ...
+    def set_tool_output(self, mode: str) -> None: ...
+    def theme_names(self) -> list[str]: ...
+    def current_theme(self) -> str: ...
+    def set_theme(self, name: str) -> bool: ...
+    def open_browser(self) -> None: ...
+    async def new_session(self) -> None: ...
+    async def open_session(self, session_id: str) -> None: ...
+    async def delete_session(self, session_id: str) -> None: ...
+    def start_turn(self, text: str) -> None: ...
+    def quit(self) -> None: ...
+
+
+class CommandContext:
+    """One command's view of the world: `birdie` (the front door) and `ui` (the screen)."""
+
+    def __init__(self, ui: CommandUI) -> None:
+        self.ui = ui
+
+    @property
+    def birdie(self) -> Birdie:
+        birdie = self.ui.birdie
+        assert birdie is not None, "commands that need Birdie run only once it has started"
+        return birdie
+
+    def say(self, text: str, *, markdown: bool = True) -> None:
+        self.ui.say(text, markdown=markdown)
+
+    def toast(self, text: str, *, severity: str = "information",
+              timeout: float | None = None) -> None:
+        self.ui.toast(text, severity=severity, timeout=timeout)

@@ -1,0 +1,61 @@
+"""Skill and MCP commands: /skill list|enable|disable|reload, /mcp, /mcp restart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from birdie_tui.tui.cmds.context import CommandContext
+from birdie_tui.tui.usage import UsageError
+
+
+async def cmd_skill(ctx: CommandContext, args: list[str], rest: str) -> None:
+    sub = args[0].lower() if args else ""
+    if sub == "list":
+        ctx.say("\n".join(f"- {'●' if r.enabled else '○'} **{r.name}** ({r.kind}) — "
+                          f"{r.description}" for r in ctx.birdie.skill_rows())
+                or "No skills loaded.")
+    elif sub in ("enable", "disable") and len(args) >= 2:
+        row = ctx.birdie.set_skill(" ".join(args[1:]), sub == "enable")
+        ctx.toast(f"{row.name} {'enabled' if row.enabled else 'disabled'} for this session",
+                  timeout=2)
+    elif sub == "reload":
+        await ctx.birdie.reload_skills(forced=True)
+    else:
+        raise UsageError("usage: /skill list | enable <name> | disable <name> | reload")
+
+
+async def cmd_mcp(ctx: CommandContext, args: list[str], rest: str) -> None:
+    sub = args[0].lower() if args else "list"
+    logs = ctx.birdie.status().logs_dir
+    if sub == "list" and len(args) <= 1:
+        ctx.say(mcp_markdown(ctx.birdie.mcp_rows(), logs))
+    elif sub == "restart" and len(args) >= 2:
+        name = " ".join(args[1:])
+        if not any(r.skill.lower() == name.lower() for r in ctx.birdie.mcp_rows()):
+            raise UsageError(f"no MCP skill {name!r} — /mcp lists them")
+        ctx.toast(f"Starting the MCP server of {name}…", timeout=2)
+        row = await ctx.birdie.restart_mcp(name)
+        ctx.say(mcp_markdown([row], logs))
+    else:
+        raise UsageError("usage: /mcp | /mcp restart <skill>")
+
+
+def mcp_markdown(rows: list[Any], logs_dir: str) -> str:
+    """The `/mcp` report: each MCP skill's server, its state and its tools."""
+    if not rows:
+        return ("No MCP skills are loaded. A skill gets its tools from an MCP server with an "
+                "`mcp_server` block in its SKILL.MD (see the README, *MCP servers*).")
+    lines = []
+    for s in rows:
+        mark = "●" if s.enabled else "○ (off)"
+        state = {"running": "**running**", "failed": f"**failed**: {s.error}",
+                 "exited": "exited · restarts on next use",
+                 "not started": "not started · starts on first use"}.get(s.state, s.state)
+        lines.append(f"- {mark} **{s.skill}** · {s.transport} `{s.target}` · {state}")
+        if s.tools:
+            lines.append(f"  - tools: {', '.join(f'`{t}`' for t in s.tools)}")
+        if s.restarts:
+            lines.append(f"  - restarted {s.restarts} time(s)")
+    lines.append(f"\nServer logs (stderr of stdio servers): `{logs_dir}` · "
+                 "`/mcp restart <skill>` starts a server again now")
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""What the main screen does on a key or for a command: the `action_*` methods of its bindings
+and the `CommandUI` side of the command context (a mixin of `MainScreen`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from birdie_tui.tui.widgets.chat.chat_log import ChatLog
+from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
+
+
+class ScreenActions:
+    """Mixed into `MainScreen` (which provides `birdie`, `turns`, `sessions`, `chat`…)."""
+
+    app: Any
+    birdie: Any
+    turns: Any
+    sessions: Any
+    chat: ChatLog
+    sidebar_forced: bool | None
+    panel_forced: bool | None
+
+    # ------------------------------------------------------------------ key actions
+    async def action_cancel_turn(self) -> None:
+        composer = self.query_one(Composer)  # type: ignore[attr-defined]
+        if self.app.screen is self and self.focused is not composer:  # type: ignore[attr-defined]
+            composer.focus()  # esc leaves the skill list (or a tool block) first
+            return
+        if await self.turns.cancel():
+            self.notify("Turn cancelled.", timeout=2)  # type: ignore[attr-defined]
+
+    def action_sessions(self) -> None:
+        self.sessions.open_browser()
+
+    def action_new_session(self) -> None:
+        if self.birdie is None:
+            if not self.app.retry_boot():
+                self.notify("Still starting up…", timeout=2)  # type: ignore[attr-defined]
+            return
+        self.sessions.run(self.sessions.new())
+
+    def action_cycle_session(self, step: int) -> None:
+        self.sessions.run(self.sessions.cycle(step))
+
+    def action_focus_skills(self) -> None:
+        """The skill list from the keyboard: ↑/↓ move, space toggles, esc goes back."""
+        sidebar = self.query_one(SkillSidebar)  # type: ignore[attr-defined]
+        if not sidebar.display:
+            self.sidebar_forced = True
+            self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+        sidebar.focus_list()
+
+    def action_scroll_chat(self, how: str) -> None:
+        """Scroll the conversation without leaving the composer."""
+        if how in ("page_up", "page_down"):
+            getattr(self.chat, f"scroll_{how}")(animate=False)
+        else:
+            self.chat.scroll_relative(y=-3 if how == "up" else 3, animate=False)
+
+    def action_toggle_sidebar(self) -> None:
+        self.sidebar_forced = not self.query_one(SkillSidebar).display  # type: ignore
+        self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+
+    def action_toggle_panel(self) -> None:
+        self.panel_forced = not self.query_one("#panels").display  # type: ignore
+        self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ skills
+    def on_skill_sidebar_toggled(self, event: SkillSidebar.Toggled) -> None:
+        self.toggle_skill(event.name, event.enabled)
+
+    def toggle_skill(self, name: str, enabled: bool | None = None) -> None:
+        if self.birdie is None:
+            return
+        try:
+            row = self.birdie.set_skill(name, enabled)
+        except self.app.birdie_error as exc:
+            self.notify(str(exc), severity="error")  # type: ignore[attr-defined]
+            return
+        self.notify(f"{row.name} {'enabled' if row.enabled else 'disabled'} for this session",
+                    timeout=2)  # type: ignore[attr-defined]
+
+    def switch_to(self, session_id: str) -> None:
+        """The palette's "switch to session": built only when chosen, so an unchosen hit
+        leaves no coroutine behind."""
+        self.sessions.run(self.sessions.switch(session_id))
+
+    # ------------------------------------------------------------------ CommandUI
+    @property
+    def turn_running(self) -> bool:
+        return self.turns.running
+
+    def say(self, text: str, *, markdown: bool = True) -> None:
+        self.chat.add_notice(text, markdown=markdown)
+
+    def error(self, text: str) -> None:
+        self.chat.add_error(text)
+
+    def toast(self, text: str, *, severity: str = "information",
+              timeout: float | None = None) -> None:
+        self.notify(text, severity=severity, timeout=timeout)  # type: ignore
+
+    async def confirm(self, question: str) -> bool:
+        from birdie_tui.tui.screens.confirm import ConfirmScreen
+
+        return bool(await self.app.push_screen_wait(ConfirmScreen(question)))
+
+    async def clear_chat(self) -> None:
+        await self.chat.clear_log()
+
+    def set_tool_output(self, mode: str) -> None:
+        self.chat.set_tool_output_mode(mode)
+        self.app.save_setting(tool_output=mode)
+
+    def theme_names(self) -> list[str]:
+        return list(self.app.available_themes)
+
+    def current_theme(self) -> str:
+        return str(self.app.theme)
+
+    def set_theme(self, name: str) -> bool:
+        if name not in self.app.available_themes:
+            return False
+        self.app.theme = name  # saved by the app's theme watcher
+        return True
+
+    def open_browser(self) -> None:
+        self.sessions.open_browser()
+
+    async def new_session(self) -> None:
+        await self.sessions.new()
+
+    async def open_session(self, session_id: str) -> None:
+        await self.sessions.switch(session_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.sessions.delete_session(session_id)
+
+    def quit(self) -> None:
+        self.app.exit(0)

@@ -1,0 +1,79 @@
+"""Running a turn from the screen: the worker that reads the front door's turn stream, the
+approval dialog the engine waits on, and cancelling (Esc, a session switch)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from birdie_tui.agent.events import TurnCancelled, TurnError
+from birdie_tui.text import one_line
+from birdie_tui.tui.messages import EngineEvent
+
+if TYPE_CHECKING:
+    from birdie_tui.tui.main_screen import MainScreen
+
+
+class TurnRunner:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.worker: Any = None
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and not self.worker.is_finished
+
+    def start(self, text: str) -> None:
+        screen = self.screen
+        screen.chat.add_user(text)
+        screen.turn.reset()
+        self.worker = screen.run_worker(self._run(text), group="agent-turn", exclusive=True,
+                                        exit_on_error=False)
+        screen.show_status()
+
+    async def _run(self, text: str) -> None:
+        screen = self.screen
+        approver = approve_always if screen.app.args.auto_approve else self.ask_approval
+        try:
+            async for event in screen.birdie.send(text, approver=approver):
+                screen.post_message(EngineEvent(event))
+        except asyncio.CancelledError:
+            screen.post_message(EngineEvent(TurnCancelled()))
+            raise
+        except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
+            screen.post_message(EngineEvent(TurnError(one_line(exc))))
+        finally:
+            screen.call_later(screen.show_status, False)  # after the turn's own events
+
+    async def ask_approval(self, call: dict[str, Any], skill: str) -> bool:
+        """An approval is a future the modal resolves (the engine awaits it)."""
+        from birdie_tui.tui.screens.approval import ApprovalScreen
+
+        decided: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        dialog = ApprovalScreen(call["name"], skill, dict(call.get("args") or {}))
+
+        def resolve(result: bool | None) -> None:
+            if not decided.done():
+                decided.set_result(bool(result))
+
+        self.screen.app.push_screen(dialog, resolve)
+        try:
+            return await decided
+        except asyncio.CancelledError:
+            if dialog.is_active:
+                dialog.dismiss(False)
+            raise
+
+    async def cancel(self) -> bool:
+        """Cancel the running turn and wait until its history is repaired."""
+        worker = self.worker
+        if worker is None or worker.is_finished:
+            return False
+        worker.cancel()
+        while not worker.is_finished:  # the engine repairs the history before it finishes
+            await asyncio.sleep(0.01)
+        return True
+
+
+async def approve_always(call: dict[str, Any], skill: str) -> bool:
+    return True
