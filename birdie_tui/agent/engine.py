@@ -275,13 +275,19 @@ class Engine(SessionOps):
                 "".join(streamed), asked.id, (used_in, used_out))
             yield TurnError(message=one_line(exc))
         finally:
-            seen_in, seen_out = sum(c.input for c in self.ledger.calls), \
-                sum(c.output for c in self.ledger.calls)
-            if (used_in, used_out) != (seen_in, seen_out):  # a call checkpointed, not reported
-                self.ledger.add_call(used_in - seen_in, used_out - seen_out, 0, self.price)
-            record_turn(self.sessions, meta, text, used_in, used_out,
-                        cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost())
-            self.ledger.end_turn()
+            self._record(meta, text, used_in, used_out)
+
+    def _record(self, meta: Any, text: str, used_in: int, used_out: int) -> None:
+        """Count the turn in the session file, with every completed call the ledger saw (and a
+        call the history saw complete before its usage event got out)."""
+        seen_in = sum(c.input for c in self.ledger.calls)
+        seen_out = sum(c.output for c in self.ledger.calls)
+        if used_in > seen_in or used_out > seen_out:
+            self.ledger.add_call(max(0, used_in - seen_in), max(0, used_out - seen_out), 0,
+                                 self.price)
+        record_turn(self.sessions, meta, text, used_in, used_out,
+                    cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost())
+        self.ledger.end_turn()
 
     async def _close_interrupted(self, partial: str, asked_id: str | None,
                                  used: tuple[int, int]) -> tuple[int, int]:

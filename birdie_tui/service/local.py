@@ -28,6 +28,7 @@ from birdie_tui.agent.events import (
     TotalsChanged,
 )
 from birdie_tui.service import local_rows
+from birdie_tui.service.local_start import make_engine, open_first, user_errors
 from birdie_tui.service.protocol import Approver, BirdieError, Listener
 from birdie_tui.service.rows import (
     BrokenSkillFile,
@@ -46,15 +47,6 @@ from birdie_tui.service.rows import (
     TranscriptItem,
 )
 from birdie_tui.text import one_line
-
-
-def _user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
-    """Errors whose text is already a sentence for the user (no type name in front)."""
-    from birdie_tui.providers.config import ConfigError
-    from birdie_tui.store.paths import InvalidName
-
-    engine_error = getattr(engine_mod, "EngineError", None)
-    return (ConfigError, InvalidName, *((engine_error,) if engine_error else ()))
 
 
 class LocalBirdie:
@@ -110,7 +102,7 @@ class LocalBirdie:
         try:
             engine_mod = await asyncio.to_thread(importlib.import_module,
                                                  "birdie_tui.agent.engine")
-            self.engine = self._make_engine(engine_mod, problems, strict)
+            self.engine = make_engine(engine_mod, self._options, problems, strict=strict)
             await self.engine.start()
             warnings = self._load_settings()
             if strict:
@@ -119,59 +111,20 @@ class LocalBirdie:
                 opened = await self.engine.open_session(session_id, enable=enable,
                                                         disable=disable)
             else:
-                opened = await self._open_first(engine_mod.EngineError, session_id,
-                                                continue_last, list(enable), list(disable),
-                                                problems)
+                opened = await open_first(self.engine, engine_mod.EngineError, session_id,
+                                          continue_last, list(enable), list(disable), problems)
         except Exception as exc:  # noqa: BLE001 - one line for the user, nothing left open
-            message = one_line(exc, as_is=_user_errors(engine_mod))
+            message = one_line(exc, as_is=user_errors(engine_mod))
             await self.close()
             raise BirdieError(message) from exc
         return Started(session_id=opened.id, new=opened.new, problems=tuple(problems),
                        warnings=tuple(warnings))
-
-    def _make_engine(self, engine_mod: Any, problems: list[str], strict: bool) -> Any:
-        from birdie_tui.providers.config import ConfigError, ProviderConfig
-
-        options = engine_mod.EngineOptions(**self._options)
-        try:
-            return engine_mod.Engine(options)
-        except ConfigError as exc:
-            if strict:
-                raise
-            # A missing key is a message, not a dead app: run offline and say why.
-            problems.append(f"{exc} — using the offline model instead.")
-            options.provider = ProviderConfig(vendor="offline")
-            return engine_mod.Engine(options)
 
     def _load_settings(self) -> list[str]:
         from birdie_tui.store.settings import load_settings
 
         self._settings, warnings = load_settings(self.engine.paths)
         return [w for w in warnings if w not in self._heard]
-
-    async def _open_first(self, engine_error: type[Exception], session_id: str | None,
-                          continue_last: bool, enable: list[str], disable: list[str],
-                          problems: list[str]) -> Any:
-        """The session asked for; failing that, without the unknown skills; failing that, a
-        new one (each fallback said in `problems`)."""
-        engine = self.engine
-        if session_id is None and continue_last:
-            session_id = engine.latest_session_id()
-        try:
-            return await engine.open_session(session_id, enable=enable, disable=disable)
-        except engine_error as exc:
-            first = str(exc)
-        unknown = [n for n in (*enable, *disable) if engine.registry.get(n) is None]
-        enable = [n for n in enable if n not in unknown]
-        disable = [n for n in disable if n not in unknown]
-        if unknown:
-            problems.append(f"{first} — ignored it.")
-            try:
-                return await engine.open_session(session_id, enable=enable, disable=disable)
-            except engine_error as exc:
-                first = str(exc)
-        problems.append(f"{first} — opened a new session instead.")
-        return await engine.open_session(None, enable=enable, disable=disable)
 
     async def close(self) -> None:
         if self._unlisten is not None:

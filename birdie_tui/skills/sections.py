@@ -90,8 +90,9 @@ def entrypoint_problem(entrypoint: str) -> str | None:
     return None
 
 
-def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> SkillTool | None:
-    head_line = start  # 1-based line of the ### heading == 0-based index of first content line
+def _tool_segments(name, lines, start, stop, errs: Errors
+                   ) -> tuple[dict[str, tuple[int, list[str]]], bool]:
+    """A tool block's `key: value` segments (continuation lines included) by key."""
     segments: dict[str, tuple[int, list[str]]] = {}
     current: str | None = None
     ok = True
@@ -119,7 +120,12 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
             errs.add(i + 1, f"tool '{name}': '{current}' given twice")
             ok = False
         segments[current] = (i, [ln])
+    return segments, ok
 
+
+def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> SkillTool | None:
+    head_line = start  # 1-based line of the ### heading == 0-based index of first content line
+    segments, ok = _tool_segments(name, lines, start, stop, errs)
     values: dict[str, Any] = {}
     for key, (idx, seg) in segments.items():
         if key not in ("description", "entrypoint", "schema"):

@@ -3,6 +3,8 @@ speaking that vendor's streaming wire format (parametrized over openai, anthropi
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -134,6 +136,20 @@ async def test_usage_figures_with_cache(vendor, server, make_engine):
         assert meta["input_token_details"] == {"cache_read": 1000}
     assert engine.session.input_tokens == reported.input_tokens
     assert engine.session.output_tokens == 40
+    # The ledger prices the cache reads at the cached rate, and the session file keeps both.
+    from birdie_tui.agent.ledger import call_cost
+    from birdie_tui.providers.catalog import price_per_million
+
+    cached = {"openai": 1000, "anthropic": 1000, "mistral": 0}[vendor.name]
+    price = price_per_million(engine.provider.vendor, engine.provider.model)
+    assert price is not None and engine.ledger.calls[-1].cached == cached
+    expected = call_cost(price, reported.input_tokens, 40, cached)
+    ledger = engine.token_ledger()
+    assert ledger.session_cached == cached and ledger.cost_usd == pytest.approx(expected)
+    if cached and price[2] < price[0]:
+        assert expected < call_cost(price, reported.input_tokens, 40, 0)
+    saved = engine.sessions.load(engine.session.id)
+    assert saved.cached_input_tokens == cached and saved.cost_usd == pytest.approx(expected)
 
 
 async def test_auth_failure_is_one_line(vendor, server, make_engine):

@@ -1,0 +1,58 @@
+"""How `LocalBirdie.start` makes its engine and opens the first session without ever leaving
+the user with nothing: each request that cannot be honoured is said in `problems`, and the
+next best thing is done (unless `strict`, as headless runs are)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
+    """Errors whose text is already a sentence for the user (no type name in front)."""
+    from birdie_tui.providers.config import ConfigError
+    from birdie_tui.store.paths import InvalidName
+
+    engine_error = getattr(engine_mod, "EngineError", None)
+    return (ConfigError, InvalidName, *((engine_error,) if engine_error else ()))
+
+
+def make_engine(engine_mod: Any, options: dict[str, Any], problems: list[str], *,
+                strict: bool) -> Any:
+    """The engine; a vendor without its key runs the offline model instead (said in
+    `problems`), unless `strict`."""
+    from birdie_tui.providers.config import ConfigError, ProviderConfig
+
+    engine_options = engine_mod.EngineOptions(**options)
+    try:
+        return engine_mod.Engine(engine_options)
+    except ConfigError as exc:
+        if strict:
+            raise
+        # A missing key is a message, not a dead app: run offline and say why.
+        problems.append(f"{exc} — using the offline model instead.")
+        engine_options.provider = ProviderConfig(vendor="offline")
+        return engine_mod.Engine(engine_options)
+
+
+async def open_first(engine: Any, engine_error: type[Exception], session_id: str | None,
+                     continue_last: bool, enable: list[str], disable: list[str],
+                     problems: list[str]) -> Any:
+    """The session asked for; failing that, without the unknown skills; failing that, a new
+    one (each fallback said in `problems`)."""
+    if session_id is None and continue_last:
+        session_id = engine.latest_session_id()
+    try:
+        return await engine.open_session(session_id, enable=enable, disable=disable)
+    except engine_error as exc:
+        first = str(exc)
+    unknown = [n for n in (*enable, *disable) if engine.registry.get(n) is None]
+    enable = [n for n in enable if n not in unknown]
+    disable = [n for n in disable if n not in unknown]
+    if unknown:
+        problems.append(f"{first} — ignored it.")
+        try:
+            return await engine.open_session(session_id, enable=enable, disable=disable)
+        except engine_error as exc:
+            first = str(exc)
+    problems.append(f"{first} — opened a new session instead.")
+    return await engine.open_session(None, enable=enable, disable=disable)

@@ -1,0 +1,145 @@
+"""One session's metadata (`sessions/<user>/<id>.json`): Birdie 0.1.5's keys, ours (title,
+tokens, cost), and any unknown keys, kept as they were. Reading never fails on a mistyped
+value: it gets its default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta"]
+
+TOKEN_LOG_LIMIT = 200
+_KNOWN_KEYS = (
+    "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
+    "title", "input_tokens", "output_tokens", "token_log", "retry_carry",
+    "cached_input_tokens", "cost_usd",
+)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value.is_integer():
+        return max(int(value), 0)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def _as_str_list(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if isinstance(v, str)]
+
+
+def _as_token_log(value: Any) -> list[dict[str, int]]:
+    if not isinstance(value, list):
+        return []
+    log = [
+        {"input": _as_int(e.get("input")), "output": _as_int(e.get("output"))}
+        for e in value
+        if isinstance(e, dict)
+    ]
+    return log[-TOKEN_LOG_LIMIT:]
+
+
+def _as_cost(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
+@dataclass
+class SessionMeta:
+    """One session's metadata: Birdie 0.1.5's keys, our title/token keys, and unknown keys in ``extra``."""
+
+    id: str
+    user_id: str
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+    turns: int = 0
+    enabled_skills: list[str] = field(default_factory=list)
+    disabled_skills: list[str] = field(default_factory=list)
+    title: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    token_log: list[dict[str, int]] = field(default_factory=list)
+    # Of input_tokens, how many were read from the vendor's prompt cache (billed lower).
+    cached_input_tokens: int = 0
+    # What the recorded calls cost at their model's list price when they ran; None when a
+    # price was unknown or the session predates it (then it is estimated at today's rate).
+    cost_usd: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    # Tokens of a turn taken back by /retry, counted in the totals, not yet in token_log.
+    retry_carry: dict[str, int] | None = None
+    # False for a new session not yet written (its id is provisional); never stored on disk.
+    saved: bool = True
+
+    @property
+    def is_empty(self) -> bool:
+        """No turn and no title: nothing to miss (the checkpoint history may still disagree)."""
+        return self.turns == 0 and self.title is None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "user_id": self.user_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "turns": self.turns,
+            "enabled_skills": list(self.enabled_skills),
+            "disabled_skills": list(self.disabled_skills),
+        }
+        data.update({k: v for k, v in self.extra.items() if k not in _KNOWN_KEYS})
+        data["title"] = self.title
+        data["input_tokens"] = self.input_tokens
+        data["output_tokens"] = self.output_tokens
+        data["token_log"] = [dict(e) for e in self.token_log[-TOKEN_LOG_LIMIT:]]
+        if self.retry_carry:
+            data["retry_carry"] = dict(self.retry_carry)
+        if self.cached_input_tokens:
+            data["cached_input_tokens"] = self.cached_input_tokens
+        if self.cost_usd is not None:
+            data["cost_usd"] = round(self.cost_usd, 8)
+        return data
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], *, id: str | None = None, user_id: str | None = None
+    ) -> SessionMeta:
+        """Build from a parsed file; missing or mistyped keys get defaults, unknown keys go to extra.
+
+        ``id``/``user_id`` (from the file's name and folder) win over the values inside the file.
+        """
+        created = data.get("created_at")
+        created = created if isinstance(created, str) and created else _now()
+        updated = data.get("updated_at")
+        title = data.get("title")
+        file_id = data.get("id") if isinstance(data.get("id"), str) else ""
+        file_user = data.get("user_id") if isinstance(data.get("user_id"), str) else ""
+        carry = data.get("retry_carry")
+        return cls(
+            id=id or file_id,
+            user_id=user_id or file_user,
+            created_at=created,
+            updated_at=updated if isinstance(updated, str) and updated else created,
+            turns=_as_int(data.get("turns")),
+            enabled_skills=_as_str_list(data.get("enabled_skills")),
+            disabled_skills=_as_str_list(data.get("disabled_skills")),
+            title=title if isinstance(title, str) and title.strip() else None,
+            input_tokens=_as_int(data.get("input_tokens")),
+            output_tokens=_as_int(data.get("output_tokens")),
+            token_log=_as_token_log(data.get("token_log")),
+            retry_carry=_as_token_log([carry])[0] if isinstance(carry, dict) else None,
+            cached_input_tokens=_as_int(data.get("cached_input_tokens")),
+            cost_usd=_as_cost(data.get("cost_usd")),
+            extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
+        )
