@@ -60,7 +60,7 @@ def format_count(n: int) -> str:
 def row_content(row: SessionRow) -> Content:
     """One option's text; built from Content pieces so a title with `[` is never markup."""
     turns = f"{row.turns} turn" if row.turns == 1 else f"{row.turns} turns"
-    sep = (" · ", "$text-muted")
+    sep = (" · ", "$foreground-muted")
     tokens = f"↑{format_count(row.input_tokens)} ↓{format_count(row.output_tokens)}"
     return Content.assemble(
         ("● ", "bold $accent") if row.current else "  ",
@@ -68,11 +68,11 @@ def row_content(row: SessionRow) -> Content:
         sep,
         row.title,
         sep,
-        (format_updated(row.updated_at), "$text-muted"),
+        (format_updated(row.updated_at), "$foreground-muted"),
         sep,
-        (turns, "$text-muted"),
+        (turns, "$foreground-muted"),
         sep,
-        (tokens, "$text-muted"),
+        (tokens, "$foreground-muted"),
     )
 
 
@@ -219,7 +219,7 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             message = EMPTY_MESSAGE
             if needle and self._rows:
                 message = f"No sessions match “{needle}”"
-            empty = Option(Content.styled(message, "$text-muted"), disabled=True)
+            empty = Option(Content.styled(message, "$foreground-muted"), disabled=True)
             option_list.set_options([empty])
 
     def row(self, session_id: str) -> SessionRow | None:

@@ -71,7 +71,7 @@ class StatusBar(Widget):
             f"↑{fmt_tokens(self.session_in, compact=True)} "
             f"↓{fmt_tokens(self.session_out, compact=True)}"
         )
-        sep = Content.styled(SEP, "$text-muted")
+        sep = Content.styled(SEP, "$foreground-muted")
         tail = Content.assemble(
             sep,
             Content.styled(ctx, self._ctx_style()),
@@ -88,7 +88,7 @@ class StatusBar(Widget):
         if title and room >= 4:
             if len(title) > room:
                 title = title[: room - 1].rstrip() + "…"
-            session_part = Content.assemble(session, Content.styled(" · ", "$text-muted"), title)
+            session_part = Content.assemble(session, Content.styled(" · ", "$foreground-muted"), title)
         else:
             session_part = Content(session)
         # Still too wide (tiny terminal): shorten the model name before anything else.

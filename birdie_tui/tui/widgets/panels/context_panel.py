@@ -33,9 +33,9 @@ def reason_label(reason: str) -> str:
 def injection_prompt(row: InjectionRow) -> Content:
     return Content.assemble(
         Content.styled(row.name, "bold"),
-        Content.styled(" — ", "$text-muted"),
+        Content.styled(" — ", "$foreground-muted"),
         Content.styled(reason_label(row.reason), "$accent"),
-        Content.styled(f" — ≈{fmt_tokens(row.tokens)} tok", "$text-muted"),
+        Content.styled(f" — ≈{fmt_tokens(row.tokens)} tok", "$foreground-muted"),
     )
 
 
@@ -117,7 +117,7 @@ class ContextPanel(Vertical):
         self._summary.update(
             Content.assemble(
                 f"System prompt ≈ {fmt_tokens(view.prompt_tokens)} tokens",
-                Content.styled(" · ", "$text-muted"),
+                Content.styled(" · ", "$foreground-muted"),
                 f"catalog ≈ {fmt_tokens(view.catalog_tokens)} tokens",
             )
         )

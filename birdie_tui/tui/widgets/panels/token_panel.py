@@ -76,19 +76,19 @@ class TokenPanel(Vertical):
             Content.assemble(
                 Content.styled("Context  ", "bold"),
                 f"{fmt_tokens(v.context_tokens)} tok  ",
-                Content.styled(window, "$text-muted"),
+                Content.styled(window, "$foreground-muted"),
             )
         )
 
         if v.calls:
             lines = [
-                Content.assemble(Content.styled(f"call {i}  ", "$text-muted"),
+                Content.assemble(Content.styled(f"call {i}  ", "$foreground-muted"),
                                  _in_out(c.input, c.output), _cached(c.cached))
                 for i, c in enumerate(v.calls, start=1)
             ]
             calls = Content.styled("Last turn\n", "bold").append(Content("\n").join(lines))
         else:
-            calls = Content.styled("Last turn  no model calls yet", "$text-muted")
+            calls = Content.styled("Last turn  no model calls yet", "$foreground-muted")
         self._calls.update(calls)
 
         self._session.update(
@@ -99,15 +99,16 @@ class TokenPanel(Vertical):
         self.sparkline.data = [float(t) for t in v.per_turn]
         self.sparkline.display = bool(v.per_turn)
         if v.per_turn:
+            turns = "1 turn" if len(v.per_turn) == 1 else f"{len(v.per_turn)} turns"
             caption = (
-                f"tokens per turn · {len(v.per_turn)} turns · "
+                f"tokens per turn · {turns} · "
                 f"last {fmt_tokens(v.per_turn[-1])} · max {fmt_tokens(max(v.per_turn))}"
             )
         else:
             caption = "tokens per turn · no turns yet"
         self._caption.update(caption)
 
-        cost_style = "$text-muted" if v.cost_usd is None else "$success"
+        cost_style = "$foreground-muted" if v.cost_usd is None else "$success"
         self._cost.update(
             Content.assemble(
                 Content.styled("Estimated cost  ", "bold"),
@@ -118,5 +119,5 @@ class TokenPanel(Vertical):
 
 def _cached(tokens: int) -> Content:
     """Input read from the vendor's prompt cache (billed at the cached rate)."""
-    return Content.styled(f"  {fmt_tokens(tokens)} cached", "$text-muted") if tokens \
+    return Content.styled(f"  {fmt_tokens(tokens)} cached", "$foreground-muted") if tokens \
         else Content("")

@@ -42,15 +42,15 @@ def skill_prompt(row: SkillRow, name_width: int = NAME_WIDTH) -> Content:
 
     A skill that is off for this session is dimmed as a whole, mark included.
     """
-    mark = Content.styled(MARK_ON, "$success") if row.enabled else Content.styled(MARK_OFF, "$text-muted")
+    mark = Content.styled(MARK_ON, "$success") if row.enabled else Content.styled(MARK_OFF, "$foreground-muted")
     prompt = Content.assemble(
         mark,
         " ",
         Content.styled(_fit(row.name, name_width), "bold" if row.enabled else ""),
         " ",
-        Content.styled(kind_tag(row.kind).ljust(TAG_WIDTH), "$text-muted"),
+        Content.styled(kind_tag(row.kind).ljust(TAG_WIDTH), "$foreground-muted"),
         " ",
-        Content.styled(f"{row.tool_count:>2}", "$text-muted"),
+        Content.styled(f"{row.tool_count:>2}", "$foreground-muted"),
         " ",
         Content.styled(WARN, "$warning") if row.error else " ",
     )
@@ -67,14 +67,14 @@ def skill_details(row: SkillRow) -> Content:
     parts: list[Content] = [
         Content.assemble(
             Content.styled(row.name, "bold $accent"),
-            Content.styled(f"  {row.kind} · {state}", "$text-muted"),
+            Content.styled(f"  {row.kind} · {state}", "$foreground-muted"),
         )
     ]
     if row.description:
         parts.append(Content(row.description))
 
     def labelled(label: str, value: str) -> Content:
-        return Content.assemble(Content.styled(f"{label}: ", "$text-muted"), value)
+        return Content.assemble(Content.styled(f"{label}: ", "$foreground-muted"), value)
 
     if row.tags:
         parts.append(labelled("Tags", ", ".join(row.tags)))

@@ -170,7 +170,7 @@ class SkillSidebar(Vertical):
         warn = sum(1 for r in self._rows if r.error)
         title = Content.assemble(
             Content.styled("Skills", "bold"),
-            Content.styled(f"  {on}/{len(self._rows)} on", "$text-muted"),
+            Content.styled(f"  {on}/{len(self._rows)} on", "$foreground-muted"),
         )
         if warn:
             title = title.append(Content.styled(f"  ⚠ {warn}", "$warning"))
