@@ -30,6 +30,7 @@ def loaded_after(home, *modules: str) -> set[str]:
 
 
 def test_core_never_imports_textual(isolated_home):
+    """Importing the skills, engine, providers, store, headless and CLI never loads Textual."""
     loaded = loaded_after(
         isolated_home,
         "birdie_tui.skills", "birdie_tui.agent.engine", "birdie_tui.providers",
@@ -40,6 +41,7 @@ def test_core_never_imports_textual(isolated_home):
 
 
 def test_core_with_offline_model_never_imports_textual_or_vendor_sdks(isolated_home):
+    """The engine with the offline model loads neither Textual nor any vendor SDK."""
     loaded = loaded_after(
         isolated_home,
         "birdie_tui.agent.engine", "birdie_tui.agent.graph", "birdie_tui.providers.factory",
@@ -51,6 +53,7 @@ def test_core_with_offline_model_never_imports_textual_or_vendor_sdks(isolated_h
 
 
 def test_cli_entry_point_is_light(isolated_home):
+    """Importing birdie_tui.cli loads none of the heavy packages."""
     loaded = loaded_after(isolated_home, "birdie_tui.cli")
     heavy = sorted(set(HEAVY) & loaded)
     assert heavy == [], f"importing birdie_tui.cli pulled {heavy}"
@@ -80,6 +83,7 @@ def test_cli_help_stays_light(isolated_home):
     "birdie_tui.skills.registry", "birdie_tui.skills.policy", "birdie_tui.skills.models",
 ])
 def test_skills_layer_needs_no_langchain(isolated_home, module):
+    """Each skills module imports without LangChain, LangGraph or Textual."""
     loaded = loaded_after(isolated_home, module)
     for name in ("langchain_core", "langgraph", "textual"):
         assert name not in loaded, f"importing {module} pulled {name}"

@@ -23,10 +23,12 @@ from birdie_tui.text import content_text, one_line
     (42, "42"),
 ])
 def test_content_text(content, text):
+    """Message content of any shape (str, blocks, None, other) reduces to its visible text."""
     assert content_text(content) == text
 
 
 def test_content_text_of_langchain_messages():
+    """The text of a LangChain message's block content skips tool_use blocks."""
     from langchain_core.messages import AIMessage
 
     msg = AIMessage(content=[{"type": "text", "text": "a"}, {"type": "tool_use", "id": "x", "name": "t",
@@ -51,10 +53,12 @@ class Sentence(Exception):
      "Authentication failed at api.example.com: check the key. /retry runs it again"),
 ])
 def test_one_line(exc, line):
+    """An exception becomes its type and first message line; user-facing errors show as-is."""
     assert one_line(exc) == line
 
 
 def test_one_line_limit_and_as_is():
+    """A long line is cut to the limit, and as_is types show their message without the type."""
     assert one_line(ValueError("x" * 1000)) == "ValueError: " + "x" * 388
     assert len(one_line(ValueError("x" * 1000), limit=50)) == 50
     assert one_line(Sentence("no session 'abc'"), as_is=(Sentence,)) == "no session 'abc'"
@@ -62,6 +66,7 @@ def test_one_line_limit_and_as_is():
 
 
 def test_provider_errors_are_shown_as_is():
+    """A ProviderError's message is shown as-is, without its type name."""
     from birdie_tui.providers.errors import ProviderError
 
     assert one_line(ProviderError("Rate limited by api.openai.com. /retry runs the turn again")) == \
@@ -69,6 +74,7 @@ def test_provider_errors_are_shown_as_is():
 
 
 def test_importing_it_is_free():
+    """Importing birdie_tui.text loads no other birdie_tui, LangChain or Textual module."""
     code = "import sys, birdie_tui.text; print(sorted(m for m in sys.modules if m.startswith(('lang', 'textual', 'birdie_tui.'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['birdie_tui.text']"

@@ -132,6 +132,7 @@ async def birdie_engine(skills_dir):
 
 
 async def test_birdie_session_opens_and_continues(isolated_home, birdie_engine):
+    """A Birdie 0.1.5 session opens with its history and grants, continues, stays readable."""
     async def run_birdie(saver):
         graph = birdie_graph(saver)
         await graph.ainvoke({"messages": [HumanMessage(content="echo from birdie please")]},
@@ -207,6 +208,7 @@ async def test_birdie_session_opens_and_continues(isolated_home, birdie_engine):
 
 async def test_birdie_grants_enable_a_default_off_skill(isolated_home, skills_dir,
                                                         birdie_engine):
+    """Birdie's enabled/disabled lists (any case) switch skills on and off for its session."""
     async def run_birdie(saver):
         await birdie_graph(saver).ainvoke(
             {"messages": [HumanMessage(content="hi")]}, birdie_config())

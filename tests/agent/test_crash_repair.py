@@ -21,6 +21,7 @@ from .conftest import collect
 
 
 async def test_sigkill_during_tool_then_resume(skills_dir, isolated_home):
+    """A run killed mid-tool leaves a dangling call that reopening repairs; the session goes on."""
     cmd = [sys.executable, "-m", "birdie_tui.cli", "--print", "call slow",
            "--output-format", "stream-json", "--skills-dir", str(skills_dir)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

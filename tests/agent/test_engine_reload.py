@@ -37,6 +37,7 @@ NOTES = """
 
 
 async def test_add_change_break_fix_rename_delete(engine, skills_dir):
+    """Reload tracks a skill through add, change, break (last good kept), fix, move, delete."""
     notes = skills_dir / "notes" / "SKILL.MD"
     write(notes, NOTES)
     report = await engine.reload_skills_async([notes])
@@ -81,6 +82,7 @@ async def test_add_change_break_fix_rename_delete(engine, skills_dir):
 
 
 async def test_a_broken_new_file_is_an_error_not_a_skill(engine, skills_dir):
+    """A new skill file that fails to parse is reported as an error and registers no skill."""
     bad = skills_dir / "bad" / "SKILL.MD"
     write(bad, "---\nname: Bad\n")
     report = await engine.reload_skills_async([bad])
@@ -90,6 +92,7 @@ async def test_a_broken_new_file_is_an_error_not_a_skill(engine, skills_dir):
 
 
 async def test_grants_survive_reloads(engine, skills_dir, isolated_home):
+    """Session grants still apply to reloaded skills, so a disabled tool stays unbound."""
     engine.persist_session()  # a saved session writes each grant as it changes
     engine.set_skill_enabled("Echoer", False)
     engine.set_skill_enabled("Quiet", True)  # off by default, on for this session
@@ -110,6 +113,7 @@ async def test_grants_survive_reloads(engine, skills_dir, isolated_home):
 
 
 async def test_tools_py_change_is_used_by_the_next_call(engine, skills_dir):
+    """After a tools.py edit is reloaded, the next call runs the new Python code."""
     folder = skills_dir / "counter"
     write(folder / "SKILL.MD", """
         ---
@@ -185,6 +189,7 @@ async def test_reload_during_a_turn_applies_from_the_next_model_call(engine, ski
 
 
 async def test_skill_reload_sync_path_reports_the_same(engine, skills_dir):
+    """The synchronous reload reports an added skill, then nothing on a second run."""
     write(skills_dir / "notes" / "SKILL.MD", NOTES)
     report = engine.reload_skills()
     assert [s.name for s in report.added] == ["Notes"]

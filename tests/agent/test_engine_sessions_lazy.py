@@ -21,6 +21,7 @@ def session_files(engine: Engine) -> list[str]:
 
 
 async def test_opening_and_closing_leaves_no_session(skills_dir, isolated_home):
+    """Opening a new session and closing the engine without a turn writes no session file."""
     eng = Engine(EngineOptions(skills_dirs=[skills_dir], provider=ProviderConfig(vendor="offline")))
     await eng.start()
     try:
@@ -34,6 +35,7 @@ async def test_opening_and_closing_leaves_no_session(skills_dir, isolated_home):
 
 
 async def test_first_turn_saves_the_session_with_its_grants(engine):
+    """The first turn saves the provisional session with the grants and title set before it."""
     provisional = engine.session.id
     engine.set_skill_enabled("Quiet", True)
     engine.set_skill_enabled("Echoer", False)
@@ -49,6 +51,7 @@ async def test_first_turn_saves_the_session_with_its_grants(engine):
 
 
 async def test_provisional_id_taken_by_another_process_moves_to_the_next(engine, skills_dir):
+    """If another process takes the provisional id first, this session saves under the next id."""
     provisional = engine.session.id
     other = Engine(EngineOptions(skills_dirs=[skills_dir],
                                  provider=ProviderConfig(vendor="offline")))
@@ -69,6 +72,7 @@ async def test_provisional_id_taken_by_another_process_moves_to_the_next(engine,
 
 
 async def test_new_session_while_unsaved_reuses_it(engine):
+    """Asking for a new session while the current one is unsaved returns that same session."""
     first = engine.session
     engine.set_skill_enabled("Quiet", True)
     again = await engine.new_session()
@@ -80,6 +84,7 @@ async def test_new_session_while_unsaved_reuses_it(engine):
 
 
 async def test_delete_and_rename_of_the_unsaved_session(engine):
+    """Renaming and deleting an unsaved session touch no files and reset its grants."""
     engine.set_skill_enabled("Quiet", True)
     sid = engine.session.id
     renamed = engine.rename_session(sid, "  draft  ")
@@ -93,6 +98,7 @@ async def test_delete_and_rename_of_the_unsaved_session(engine):
 
 
 async def test_deleted_session_id_is_never_handed_out_again(engine):
+    """A deleted session's id is not reused and can no longer be opened."""
     await collect(engine, "keep me")
     old = engine.session.id
     replacement = await engine.delete_session(old)
@@ -104,6 +110,7 @@ async def test_deleted_session_id_is_never_handed_out_again(engine):
 
 
 async def test_latest_session_id_skips_empty_sessions(engine):
+    """The latest session id skips sessions that have no turns."""
     assert engine.latest_session_id() is None
     await collect(engine, "real work")
     worked = engine.session.id
@@ -112,6 +119,7 @@ async def test_latest_session_id_skips_empty_sessions(engine):
 
 
 async def test_an_opened_empty_session_stays_in_the_list_while_open(engine):
+    """An empty session opened by id is listed while it is open."""
     empty = SessionStore(engine.paths, engine.user).create()
     assert engine.list_sessions() == []
     await engine.open_session(empty.id)  # --session-id still opens it
@@ -120,6 +128,7 @@ async def test_an_opened_empty_session_stays_in_the_list_while_open(engine):
 
 
 async def test_corrupt_session_file_is_an_engine_error_and_announced(engine):
+    """A corrupt session file raises EngineError, is announced, and the current session stays."""
     await collect(engine, "hello")
     sid = engine.session.id
     await engine.new_session()

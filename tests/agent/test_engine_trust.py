@@ -40,6 +40,7 @@ async def _history_of_one_turn(skills_dir) -> tuple[str, bytes]:
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 async def test_damaged_database_is_moved_aside_and_a_fresh_one_used(skills_dir, damage):
+    """A damaged history database is moved aside and announced at start; sessions go on empty."""
     sid, data = await _history_of_one_turn(skills_dir)
     eng = make_engine(skills_dir)
     db = eng.paths.checkpoints_db(eng.user)
@@ -66,6 +67,7 @@ async def test_damaged_database_is_moved_aside_and_a_fresh_one_used(skills_dir, 
 
 
 async def test_unopenable_database_is_an_engine_error_and_leaves_no_thread(skills_dir):
+    """An unopenable history database raises EngineError and leaves no aiosqlite thread."""
     eng = make_engine(skills_dir)
     eng.paths.checkpoints_db(eng.user).mkdir(parents=True)  # not damage: nothing to move
     before = set(sqlite_threads())
@@ -80,6 +82,7 @@ async def test_unopenable_database_is_an_engine_error_and_leaves_no_thread(skill
 
 # ------------------------------------------------------------------ token accounting
 async def test_cancel_mid_turn_keeps_the_completed_calls(engine):
+    """Cancelling during a tool keeps the finished model call's tokens in memory and on disk."""
     usage: list[tuple[int, int]] = []
 
     async def consume():
@@ -116,6 +119,7 @@ async def _usage_of(events) -> tuple[int, int]:
 
 
 async def test_retry_never_counts_a_turn_twice(engine):
+    """Retries fold their tokens into one turn everywhere, and the history holds the turn once."""
     spent = [await _usage_of(await collect(engine, 'call echo_text {"text": "once"}'))]
     for _ in range(2):
         events = [e async for e in engine.retry_turn()]
@@ -138,6 +142,7 @@ async def test_retry_never_counts_a_turn_twice(engine):
 
 
 async def test_retry_after_earlier_turns_folds_only_into_the_last(engine):
+    """A retry folds its tokens into the last turn's log entry only."""
     first = await _usage_of(await collect(engine, "one"))
     second = await _usage_of(await collect(engine, "two"))
     again = await _usage_of([e async for e in engine.retry_turn()])
@@ -149,6 +154,7 @@ async def test_retry_after_earlier_turns_folds_only_into_the_last(engine):
 
 
 async def test_taken_back_turn_survives_a_restart_before_the_retry(engine, skills_dir):
+    """Tokens of a taken-back turn survive a restart and are folded into the retried turn."""
     spent = await _usage_of(await collect(engine, "one"))
     await engine.take_last_turn()
     sid = engine.session.id
@@ -195,6 +201,7 @@ async def test_damage_only_setup_sees_is_still_recovered(skills_dir, monkeypatch
 
 
 def test_usage_after_counts_only_the_calls_of_that_turn():
+    """Usage after a user message sums only the completed model calls from that message on."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
     from birdie_tui.agent.accounting import usage_after

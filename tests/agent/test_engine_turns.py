@@ -21,6 +21,7 @@ def types(events):
 
 
 async def test_plain_turn_streams_tokens_and_reports(engine):
+    """A plain turn streams tokens, reports usage once and injects only the always_inject skill."""
     events = await collect(engine, "hello there")
     kinds = types(events)
     assert kinds[0] == "injected"
@@ -36,6 +37,7 @@ async def test_plain_turn_streams_tokens_and_reports(engine):
 
 
 async def test_tool_call_round_trip_is_checkpointed(engine, isolated_home):
+    """A tool round trip is checkpointed; a new engine reads back the same history and tokens."""
     events = await collect(engine, 'call echo_text {"text": "it; works $(id)"}')
     kinds = types(events)
     assert kinds.count("usage") == 2  # one per model call
@@ -65,6 +67,7 @@ async def test_tool_call_round_trip_is_checkpointed(engine, isolated_home):
 
 
 async def test_failing_tool_becomes_error_result_and_turn_goes_on(engine):
+    """A tool that fails becomes an error result and the turn still finishes."""
     events = await collect(engine, "call fail_hard")
     result = next(e for e in events if e.type == "tool_result")
     assert result.error and "broken" in result.content and "3" in result.content
@@ -72,6 +75,7 @@ async def test_failing_tool_becomes_error_result_and_turn_goes_on(engine):
 
 
 async def test_trigger_injects_knowledge_body(engine):
+    """A trigger phrase in the message injects the knowledge skill, with the trigger as reason."""
     events = await collect(engine, "How do I reach a Remote Server?")
     injected = events[0]
     reasons = {s.name: s.reason for s in injected.skills}
@@ -80,6 +84,7 @@ async def test_trigger_injects_knowledge_body(engine):
 
 
 async def test_toggle_changes_tools_of_next_call(engine):
+    """Enabling or disabling a skill is saved and changes which tools the next call can use."""
     events = await collect(engine, "call hush")
     assert "tool_call" not in types(events)  # Quiet is off by default
     engine.set_skill_enabled("quiet", True)
@@ -94,6 +99,7 @@ async def test_toggle_changes_tools_of_next_call(engine):
 
 
 async def test_approval_denied_and_approved(engine, tmp_path):
+    """A guarded tool asks the approver; a denial blocks the call, an approval runs it."""
     target = tmp_path / "made"
     asked = []
 
@@ -116,6 +122,7 @@ async def test_approval_denied_and_approved(engine, tmp_path):
 
 
 async def test_agent_skill_loaded_then_injected(engine):
+    """A loaded agent skill is injected later; its files are readable, nothing outside it."""
     events = await collect(engine, 'call load_skill {"name": "helper"}')
     assert not next(e for e in events if e.type == "tool_result").error
     events = await collect(engine, "what now?")
@@ -129,12 +136,14 @@ async def test_agent_skill_loaded_then_injected(engine):
 
 
 async def test_memory_reaches_the_prompt(engine):
+    """Memory entries are reported in the prompt of the next turn."""
     engine.memory.add("prefers tea")
     events = await collect(engine, "hi")
     assert events[0].memory == ["prefers tea"]
 
 
 async def test_cancel_mid_tool_leaves_valid_history(engine):
+    """Cancelling during a tool leaves a valid, interrupted history and the next turn works."""
     async def consume():
         async for event in engine.run_turn("call slow"):
             if event.type == "tool_call":
@@ -158,6 +167,7 @@ async def test_cancel_mid_tool_leaves_valid_history(engine):
 
 
 async def test_cancel_mid_stream_keeps_partial_text(engine, monkeypatch):
+    """Cancelling mid-stream keeps the partial answer, marked as interrupted."""
     engine.model.tokens_per_second = 200
 
     async def consume():
@@ -203,6 +213,7 @@ class LoopingModel(BaseChatModel):
 
 
 async def test_loop_guard_stops_tool_calls(skills_dir):
+    """The loop guard stops a model that keeps calling tools after max_tool_calls."""
     eng = Engine(EngineOptions(skills_dirs=[skills_dir], provider=ProviderConfig(vendor="offline"),
                                max_tool_calls=3))
     await eng.start()
@@ -218,6 +229,7 @@ async def test_loop_guard_stops_tool_calls(skills_dir):
 
 
 async def test_delete_session_removes_checkpoints(engine):
+    """Deleting the open session replaces it with a fresh unsaved one under a new id."""
     await collect(engine, "first")
     sid = engine.session.id
     replacement = await engine.delete_session(sid)

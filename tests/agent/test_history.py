@@ -15,6 +15,7 @@ def tool(i):
 
 
 def test_dangling_call_answered_in_place_not_appended():
+    """A tool call with no answer gets an error ToolMessage right after it, not at the end."""
     history = [HumanMessage("a"), ai_call("1", "2"), tool("1"), HumanMessage("b"),
                AIMessage("answer")]
     fixed, changed = repair_history(history)
@@ -26,6 +27,7 @@ def test_dangling_call_answered_in_place_not_appended():
 
 
 def test_late_answer_moved_into_place_and_orphans_dropped():
+    """A late tool answer is moved next to its call, and answers to no call are dropped."""
     history = [HumanMessage("a"), ai_call("1"), HumanMessage("b"), tool("1"), tool("zzz")]
     fixed, _ = repair_history(history)
     assert [type(m).__name__ for m in fixed] == ["HumanMessage", "AIMessage", "ToolMessage",
@@ -34,6 +36,7 @@ def test_late_answer_moved_into_place_and_orphans_dropped():
 
 
 def test_valid_history_is_untouched():
+    """A valid history comes back unchanged and is reported as unchanged."""
     history = [HumanMessage("a"), ai_call("1"), tool("1"), AIMessage("done")]
     fixed, changed = repair_history(history)
     assert not changed and fixed == history
@@ -53,12 +56,14 @@ messages = st.lists(
 
 @given(messages)
 def test_repair_always_yields_a_valid_history(history):
+    """Repair makes any message sequence a valid history, and repairing again changes nothing."""
     fixed, _ = repair_history(history)
     assert history_problems(fixed) == []
     assert repair_history(fixed)[1] is False  # idempotent
 
 
 def test_context_window_cuts_at_a_user_message():
+    """The context window keeps the newest messages within the limit, from a user message."""
     history = []
     for n in range(10):
         history += [HumanMessage(f"q{n}"), ai_call(f"c{n}"), tool(f"c{n}"), AIMessage(f"a{n}")]
@@ -68,6 +73,7 @@ def test_context_window_cuts_at_a_user_message():
 
 
 def test_context_window_keeps_a_long_current_turn_whole():
+    """A current turn longer than the limit is kept whole from its user message."""
     history = [HumanMessage("old"), AIMessage("x"), HumanMessage("now")]
     for n in range(15):
         history += [ai_call(f"c{n}"), tool(f"c{n}")]

@@ -15,6 +15,7 @@ def skill(name, **kw):
 
 
 def test_tiers_and_report():
+    """Prompt tiers: catalog, always-on, triggered and loaded skills, memory; the report agrees."""
     always = skill("plan", always_inject=True, body="Plan first.")
     ssh = skill("ssh", triggers=["ssh", "remote server"], body="Use keys.", tool_tags=["shell"])
     other = skill("docker", triggers=["container"], body="Docker notes.")
@@ -35,6 +36,7 @@ def test_tiers_and_report():
 
 
 def test_no_skills():
+    """With no skills the prompt says none are enabled and the report is empty."""
     prompt, report = build_system_prompt([], "hi")
     assert "No skills are enabled" in prompt and report.skills == []
 
@@ -61,10 +63,12 @@ SSH = skill("ssh", triggers=["ssh", "remote server", "c++", ".env"], body="Use k
     ("", None),
 ])
 def test_triggers_match_whole_words_and_phrases(text, expected):
+    """Triggers match whole words and phrases, case-insensitively, never inside a longer word."""
     assert matched_trigger(SSH, text) == expected
 
 
 def test_passhash_does_not_inject_the_ssh_skill():
+    """The word passhash does not inject the ssh skill, while SSH does."""
     _, report = build_system_prompt([SSH], "store the passhash")
     assert report.skills == []
     _, report = build_system_prompt([SSH], "SSH into it")
@@ -72,6 +76,7 @@ def test_passhash_does_not_inject_the_ssh_skill():
 
 
 def test_blank_triggers_never_match():
+    """Empty or blank triggers never match a message."""
     assert matched_trigger(skill("k", triggers=["", "   "], body="b"), "anything at all") is None
 
 
@@ -83,6 +88,7 @@ _SEPARATOR = st.text(alphabet=" \t\n.,;:!?()[]{}\"'/-*", min_size=1, max_size=3)
 @settings(max_examples=300, deadline=None)
 @given(st.text(_ALNUM, min_size=1, max_size=10), st.text(_ALNUM, max_size=5), st.text(_ALNUM, max_size=5))
 def test_property_trigger_inside_a_longer_word_never_matches(trigger, before, after):
+    """A trigger embedded in a longer alphanumeric word never matches."""
     word = before + trigger + after
     if word == trigger:  # not embedded: nothing around it
         after = "x"
@@ -95,6 +101,7 @@ def test_property_trigger_inside_a_longer_word_never_matches(trigger, before, af
 @given(st.lists(_ASCII_WORD, min_size=1, max_size=3), _SEPARATOR, _SEPARATOR, st.text(max_size=20),
        st.text(max_size=20), st.sampled_from([str.upper, str.lower, str.title, str.swapcase]))
 def test_property_trigger_between_spaces_or_punctuation_always_matches(words, sep1, sep2, left, right, case):
+    """A trigger set off by spaces or punctuation matches in any letter case."""
     trigger = " ".join(words)
     text = left + sep1 + case(trigger) + sep2 + right
     assert matched_trigger(skill("k", triggers=[trigger], body="b"), text) == trigger

@@ -73,6 +73,7 @@ def skills(tmp_path) -> Path:
 
 # ------------------------------------------------------------------------------- text mode
 def test_print_text_mode_prints_the_reply(isolated_home):
+    """Text-mode --print prints exactly the stored reply, and stderr says how to resume."""
     proc = run_cli(isolated_home, "--print", "hello")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -93,6 +94,7 @@ def test_print_text_mode_prints_the_reply(isolated_home):
 
 # ------------------------------------------------------------------------------- stream-json
 def test_stream_json_plain_turn(isolated_home):
+    """A plain stream-json turn is session, injected, tokens, one usage, then done."""
     proc = run_cli(isolated_home, "--print", "hello", "--output-format", "stream-json")
     events = check_contract(proc)
     seq = kinds(events)
@@ -114,6 +116,7 @@ def test_stream_json_plain_turn(isolated_home):
 
 
 def test_stream_json_reports_trigger_injection(isolated_home, skills):
+    """The injected event names the skills a trigger phrase brought in, with their reasons."""
     proc = run_cli(isolated_home, "--print", "how do I reach a Remote Server?",
                    "--output-format", "stream-json", "--skills-dir", str(skills))
     events = check_contract(proc)
@@ -122,6 +125,7 @@ def test_stream_json_reports_trigger_injection(isolated_home, skills):
 
 
 def test_stream_json_tool_call_round_trip(isolated_home, skills):
+    """A stream-json tool call round trip emits its events in order with matching ids."""
     proc = run_cli(isolated_home, "--print", 'call echo_text {"text":"hi"}',
                    "--output-format", "stream-json", "--skills-dir", str(skills))
     events = check_contract(proc)
@@ -142,6 +146,7 @@ def test_stream_json_tool_call_round_trip(isolated_home, skills):
 
 
 def test_stream_json_failing_tool_is_an_error_result_not_a_failure(isolated_home, skills):
+    """A failing tool is an error tool_result in stream-json, and the run still ends with done."""
     proc = run_cli(isolated_home, "--print", "call fail_hard",
                    "--output-format", "stream-json", "--skills-dir", str(skills))
     events = check_contract(proc)
@@ -152,6 +157,7 @@ def test_stream_json_failing_tool_is_an_error_result_not_a_failure(isolated_home
 
 
 def test_skill_file_problems_warn_on_stderr_and_keep_stdout_json(isolated_home, skills):
+    """Broken skill files warn on stderr while stdout stays pure stream-json events."""
     bad = skills / "broken" / "SKILL.MD"
     bad.parent.mkdir()
     bad.write_text("---\nname: [unclosed\n---\n")
@@ -164,6 +170,7 @@ def test_skill_file_problems_warn_on_stderr_and_keep_stdout_json(isolated_home, 
 
 # ------------------------------------------------------------------------------- sessions
 def test_session_id_continues_the_session(isolated_home):
+    """A --session-id run continues that session: one session, two turns, both messages."""
     one = check_contract(run_cli(isolated_home, "--print", "first message",
                                  "--output-format", "stream-json"))
     sid = one[0]["id"]
@@ -187,6 +194,7 @@ def test_session_id_continues_the_session(isolated_home):
 
 
 def test_session_id_text_mode_continues_too(isolated_home):
+    """A --session-id run continues the session in text mode too."""
     first_run = run_cli(isolated_home, "--print", "alpha")
     assert first_run.returncode == 0, first_run.stderr
     [name] = session_files(isolated_home)
@@ -200,6 +208,7 @@ def test_session_id_text_mode_continues_too(isolated_home):
 @pytest.mark.parametrize("bad_id", ["2020-01-01_7", "bogus", "../../etc/passwd", "2020-01-01_"])
 @pytest.mark.parametrize("fmt", ["text", "stream-json"])
 def test_unknown_or_invalid_session_id_is_one_line(isolated_home, bad_id, fmt):
+    """An unknown or malformed --session-id is a one-line error that creates nothing."""
     proc = run_cli(isolated_home, "--print", "hi", "--session-id", bad_id,
                    "--output-format", fmt)
     line = assert_one_line_error(proc)
@@ -214,6 +223,7 @@ def _canary_message(canary: Path) -> str:
 
 
 def test_approval_required_tool_is_denied_without_auto_approve(isolated_home, skills, tmp_path):
+    """Without --auto-approve a guarded tool is denied, the run exits 3, stderr names the flag."""
     canary = tmp_path / "canary"
     proc = run_cli(isolated_home, "--print", _canary_message(canary),
                    "--output-format", "stream-json", "--skills-dir", str(skills))
@@ -234,6 +244,7 @@ def test_approval_required_tool_is_denied_without_auto_approve(isolated_home, sk
 
 
 def test_approval_required_tool_runs_with_auto_approve(isolated_home, skills, tmp_path):
+    """With --auto-approve a guarded tool is approved and runs."""
     canary = tmp_path / "canary"
     proc = run_cli(isolated_home, "--print", _canary_message(canary), "--auto-approve",
                    "--output-format", "stream-json", "--skills-dir", str(skills))
@@ -246,6 +257,7 @@ def test_approval_required_tool_runs_with_auto_approve(isolated_home, skills, tm
 
 
 def test_approval_in_text_mode_is_refused_too(isolated_home, skills, tmp_path):
+    """Text mode refuses a guarded tool too (exit 3), and the session continues validly."""
     canary = tmp_path / "canary"
     proc = run_cli(isolated_home, "--print", _canary_message(canary), "--skills-dir", str(skills))
     assert proc.returncode == 3, proc.stderr
@@ -267,6 +279,7 @@ def test_approval_in_text_mode_is_refused_too(isolated_home, skills, tmp_path):
 
 # ------------------------------------------------------------------------------- grants
 def test_enable_binds_a_default_off_skill_and_persists(isolated_home, skills):
+    """The --enable flag binds a default-off skill and saves the grant for later runs."""
     off = check_contract(run_cli(isolated_home, "--print", "call hush",
                                  "--output-format", "stream-json", "--skills-dir", str(skills)))
     assert "tool_call" not in kinds(off)
@@ -288,6 +301,7 @@ def test_enable_binds_a_default_off_skill_and_persists(isolated_home, skills):
 
 
 def test_disable_unbinds_and_persists(isolated_home, skills):
+    """The --disable flag unbinds a skill and saves it; a later --enable moves the grant back."""
     proc = run_cli(isolated_home, "--print", 'call echo_text {"text":"x"}', "--disable", "Echoer",
                    "--output-format", "stream-json", "--skills-dir", str(skills))
     events = check_contract(proc)
@@ -306,6 +320,7 @@ def test_disable_unbinds_and_persists(isolated_home, skills):
 
 
 def test_enable_unknown_skill_is_one_line_and_creates_no_session(isolated_home, skills):
+    """Enabling an unknown skill is a one-line error that creates no session."""
     proc = run_cli(isolated_home, "--print", "hi", "--enable", "NoSuchSkill",
                    "--skills-dir", str(skills))
     assert "NoSuchSkill" in assert_one_line_error(proc)
@@ -315,6 +330,7 @@ def test_enable_unknown_skill_is_one_line_and_creates_no_session(isolated_home, 
 
 # ------------------------------------------------------------------------------- providers
 def test_openai_without_key_is_one_line(isolated_home):
+    """OpenAI without OPENAI_API_KEY is a one-line error that never prints or stores other keys."""
     secret = "sk-ant-never-print-me-0123456789"
     proc = run_cli(isolated_home, "--print", "hi",
                    env={"LLM_VENDOR": "openai", "ANTHROPIC_API_KEY": secret})
@@ -329,6 +345,7 @@ def test_openai_without_key_is_one_line(isolated_home):
 
 
 def test_openai_without_key_stream_json_is_one_line_too(isolated_home):
+    """OpenAI without a key is a one-line error in stream-json mode too."""
     proc = run_cli(isolated_home, "--print", "hi", "--output-format", "stream-json",
                    env={"LLM_VENDOR": "openai"})
     assert "OPENAI_API_KEY" in assert_one_line_error(proc)
@@ -365,6 +382,7 @@ def _bound_result(home: Path, message: str, *args: str, env=None) -> dict | None
 
 
 def test_birdie_skills_dir_env_replaces_the_default_folders(isolated_home, skills, extra):
+    """BIRDIE_SKILLS_DIR (several folders) replaces the bundled skills for runs and checks."""
     env = {"BIRDIE_SKILLS_DIR": os.pathsep.join([str(skills), str(extra)])}
     assert _bound_result(isolated_home, "call extra_tool", env=env)["content"] == "extra"
     assert _bound_result(isolated_home, 'call echo_text {"text":"a"}', env=env)["content"] == "a"
@@ -379,6 +397,7 @@ def test_birdie_skills_dir_env_replaces_the_default_folders(isolated_home, skill
 
 
 def test_skills_dir_flag_is_repeatable_and_replaces_defaults(isolated_home, skills, extra):
+    """The --skills-dir flag can be repeated and replaces the bundled skills."""
     args = ("--skills-dir", str(skills), "--skills-dir", str(extra))
     assert _bound_result(isolated_home, "call extra_tool", *args)["content"] == "extra"
     assert _bound_result(isolated_home, 'call echo_text {"text":"b"}', *args)["content"] == "b"
@@ -386,6 +405,7 @@ def test_skills_dir_flag_is_repeatable_and_replaces_defaults(isolated_home, skil
 
 
 def test_skills_dir_flag_wins_over_the_environment(isolated_home, skills, extra):
+    """The --skills-dir flag wins over BIRDIE_SKILLS_DIR."""
     env = {"BIRDIE_SKILLS_DIR": str(extra)}
     args = ("--skills-dir", str(skills))
     assert _bound_result(isolated_home, 'call echo_text {"text":"c"}', *args, env=env) is not None

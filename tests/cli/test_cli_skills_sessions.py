@@ -49,6 +49,7 @@ def check_json(home: Path, *args: str, env=None):
 
 # ------------------------------------------------------------------------------- skills check
 def test_skills_check_bundled_json(isolated_home):
+    """The skills check JSON lists every bundled skill with its kind, tools and flags."""
     proc, data = check_json(isolated_home)
     assert proc.returncode == 0, proc.stderr
     assert data["errors"] == []
@@ -68,6 +69,7 @@ def test_skills_check_bundled_json(isolated_home):
 
 
 def test_skills_check_bundled_text_lists_every_skill(isolated_home):
+    """The skills check text lists every bundled skill and its tools, with zero errors."""
     proc = run_cli(isolated_home, "skills", "check")
     assert proc.returncode == 0, proc.stderr
     for name in BUNDLED:
@@ -77,6 +79,7 @@ def test_skills_check_bundled_text_lists_every_skill(isolated_home):
 
 
 def test_skills_check_test_set_shapes(isolated_home, tmp_path):
+    """The skills check JSON gives each skill's path, kind, tags, flags and full tool shapes."""
     skills = write_skills(tmp_path / "skills")
     proc, data = check_json(isolated_home, str(skills))
     assert proc.returncode == 0, proc.stderr
@@ -100,6 +103,7 @@ def test_skills_check_test_set_shapes(isolated_home, tmp_path):
 
 
 def test_skills_check_broken_file_exits_1_with_path_and_line(isolated_home, tmp_path):
+    """Skills check exits 1 with path and line for broken files, still listing good ones."""
     root = tmp_path / "mixed"
     (root / "good").mkdir(parents=True)
     (root / "good" / "SKILL.MD").write_text("---\nname: good\ndescription: fine\n---\nBody.\n")
@@ -136,6 +140,7 @@ def test_skills_check_broken_file_exits_1_with_path_and_line(isolated_home, tmp_
 
 
 def test_skills_check_several_dirs_and_missing_dir(isolated_home, tmp_path):
+    """Skills check takes several folders and reports a missing one as an error."""
     skills = write_skills(tmp_path / "skills")
     proc, data = check_json(isolated_home, str(skills), str(tmp_path / "nowhere"))
     assert proc.returncode == 1
@@ -144,6 +149,7 @@ def test_skills_check_several_dirs_and_missing_dir(isolated_home, tmp_path):
 
 
 def test_skills_check_honours_birdie_skills_dir(isolated_home, tmp_path):
+    """Skills check uses BIRDIE_SKILLS_DIR instead of the bundled skills."""
     skills = write_skills(tmp_path / "skills")
     proc, data = check_json(isolated_home, env={"BIRDIE_SKILLS_DIR": str(skills)})
     assert proc.returncode == 0
@@ -153,6 +159,7 @@ def test_skills_check_honours_birdie_skills_dir(isolated_home, tmp_path):
 
 # ------------------------------------------------------------------------------- sessions list
 def test_sessions_list_json_keys_and_numeric_order(isolated_home):
+    """Session list rows have fixed keys and numeric newest-first order, in JSON and text."""
     store = SessionStore(BirdiePaths(isolated_home), USER)
     old = store.create(today=date(2020, 1, 1))
     day = date(2024, 5, 6)
@@ -181,6 +188,7 @@ def test_sessions_list_json_keys_and_numeric_order(isolated_home):
 
 
 def test_sessions_list_empty_and_per_user(isolated_home):
+    """The session list is empty with no sessions and shows only the chosen user's."""
     proc = run_cli(isolated_home, "sessions", "list", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout) == []
     alice = SessionStore(BirdiePaths(isolated_home), "alice")
@@ -192,6 +200,7 @@ def test_sessions_list_empty_and_per_user(isolated_home):
 
 
 def test_sessions_list_invalid_user_is_one_line(isolated_home):
+    """Listing sessions for an invalid user name is a one-line error."""
     proc = run_cli(isolated_home, "sessions", "list", "--user", "../evil", "--json")
     assert "../evil" in assert_one_line_error(proc)
 
@@ -209,6 +218,7 @@ def _session_with_turns(home: Path, skills: Path) -> str:
 
 
 def test_sessions_export_markdown_and_json(isolated_home, tmp_path):
+    """Session export writes Markdown and JSON transcripts with tool calls and results."""
     skills = write_skills(tmp_path / "skills")
     sid = _session_with_turns(isolated_home, skills)
 
@@ -236,6 +246,7 @@ def test_sessions_export_markdown_and_json(isolated_home, tmp_path):
 
 
 def test_sessions_export_needs_no_provider(isolated_home, tmp_path):
+    """Session export works without the provider's API key."""
     skills = write_skills(tmp_path / "skills")
     sid = _session_with_turns(isolated_home, skills)
     proc = run_cli(isolated_home, "sessions", "export", sid, env={"LLM_VENDOR": "openai"})
@@ -244,6 +255,7 @@ def test_sessions_export_needs_no_provider(isolated_home, tmp_path):
 
 
 def test_sessions_export_unknown_or_invalid_is_one_line(isolated_home):
+    """Exporting an unknown or invalid session id is a one-line error with no stdout."""
     for bad, code in (("2020-01-01_9", 1), ("nope", None)):
         proc = run_cli(isolated_home, "sessions", "export", bad)
         assert bad in assert_one_line_error(proc)
@@ -253,6 +265,7 @@ def test_sessions_export_unknown_or_invalid_is_one_line(isolated_home):
 
 
 def test_console_script_runs(isolated_home):
+    """The installed birdie-tui console script runs `skills check --json`."""
     script = Path(sys.executable).parent / "birdie-tui"
     if not script.exists():
         pytest.skip("package not installed with its console script")

@@ -43,6 +43,7 @@ def skills(tmp_path) -> Path:
 
 # ------------------------------------------------------------------------------- --version
 def test_version_prints_the_installed_version(isolated_home):
+    """The --version flag prints the installed version and creates no sessions."""
     proc = run_cli(isolated_home, "--version")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"birdie-tui {version('birdie-tui')}\n"
@@ -51,6 +52,7 @@ def test_version_prints_the_installed_version(isolated_home):
 
 # ------------------------------------------------------------------------------- --continue
 def test_continue_reopens_the_most_recent_session(isolated_home):
+    """Both --continue and -c reopen the most recent session."""
     first = stream(isolated_home, "first")[0]["id"]
     second = stream(isolated_home, "second")[0]["id"]
     assert first != second
@@ -62,6 +64,7 @@ def test_continue_reopens_the_most_recent_session(isolated_home):
 
 
 def test_continue_skips_empty_sessions_and_starts_one_when_there_is_none(isolated_home):
+    """Continuing skips empty sessions and starts a new one when there is none."""
     events = stream(isolated_home, "nothing yet", "-c")
     assert events[0]["new"] is True
     worked = events[0]["id"]
@@ -72,6 +75,7 @@ def test_continue_skips_empty_sessions_and_starts_one_when_there_is_none(isolate
 
 
 def test_continue_with_session_id_is_a_usage_error(isolated_home):
+    """Combining --continue with --session-id is a usage error (exit 2) that creates nothing."""
     proc = run_cli(isolated_home, "--print", "hi", "-c", "--session-id", "2026-01-01_1")
     assert proc.returncode == 2
     assert "--continue and --session-id cannot be used together" in proc.stderr
@@ -81,6 +85,7 @@ def test_continue_with_session_id_is_a_usage_error(isolated_home):
 
 # ------------------------------------------------------------------------------- resume hint
 def test_text_mode_prints_the_resume_command_with_the_user(isolated_home):
+    """Text mode prints a resume command, with --user, that really resumes the session."""
     proc = run_cli(isolated_home, "--print", "hello", "--user", "alice")
     assert proc.returncode == 0, proc.stderr
     [sid] = session_ids(isolated_home, "alice")
@@ -95,6 +100,7 @@ def test_text_mode_prints_the_resume_command_with_the_user(isolated_home):
 
 
 def test_stream_json_prints_no_resume_command(isolated_home):
+    """Stream-json mode prints no resume line: stderr is empty and stdout all JSON."""
     proc = run_cli(isolated_home, "--print", "hello", "--output-format", "stream-json")
     assert proc.returncode == 0 and proc.stderr == ""
     assert all(line.startswith('{"type": ') for line in proc.stdout.splitlines())
@@ -107,6 +113,7 @@ def test_stream_json_prints_no_resume_command(isolated_home):
     ("--disable", "NoSuchSkill"),
 ])
 def test_bad_start_inputs_create_nothing(isolated_home, skills, args):
+    """An unknown session id or skill is a one-line error that creates or changes nothing."""
     before = stream(isolated_home, "existing work", "--skills-dir", str(skills))[0]["id"]
     proc = run_cli(isolated_home, "--print", "hi", *args, "--skills-dir", str(skills))
     assert_one_line_error(proc)
@@ -116,6 +123,7 @@ def test_bad_start_inputs_create_nothing(isolated_home, skills, args):
 
 
 def test_unknown_skill_on_an_existing_session_changes_nothing(isolated_home, skills):
+    """An unknown skill among grants leaves an existing session's file unchanged."""
     sid = stream(isolated_home, "hi", "--skills-dir", str(skills))[0]["id"]
     saved = session_json(isolated_home, sid)
     proc = run_cli(isolated_home, "--print", "hi", "--session-id", sid, "--enable", "Quiet",
@@ -125,6 +133,7 @@ def test_unknown_skill_on_an_existing_session_changes_nothing(isolated_home, ski
 
 
 def test_corrupt_session_file_is_reported_and_moved_aside(isolated_home):
+    """A corrupt session file is announced, moved aside and refused (exit 2); its id stays used."""
     sid = stream(isolated_home, "hello")[0]["id"]
     path = user_dir(isolated_home) / f"{sid}.json"
     path.write_text('{"id": "cut')
@@ -143,6 +152,7 @@ def test_corrupt_session_file_is_reported_and_moved_aside(isolated_home):
 
 # ------------------------------------------------------------------------------- recovery
 def test_corrupt_memory_is_announced_on_stderr_and_the_turn_runs(isolated_home):
+    """Corrupt memory is announced on stderr and in the log, and the turn still runs."""
     folder = user_dir(isolated_home)
     folder.mkdir(parents=True)
     (folder / "memory.json").write_text("{\"entries\": [")
@@ -156,6 +166,7 @@ def test_corrupt_memory_is_announced_on_stderr_and_the_turn_runs(isolated_home):
 
 
 def test_sessions_list_announces_a_corrupt_file_once(isolated_home):
+    """Listing sessions announces a corrupt session file once and lists the rest."""
     sid = stream(isolated_home, "hello")[0]["id"]
     keep = stream(isolated_home, "other")[0]["id"]
     (user_dir(isolated_home) / f"{sid}.json").write_text("[")
@@ -167,6 +178,7 @@ def test_sessions_list_announces_a_corrupt_file_once(isolated_home):
 
 
 def test_sessions_list_hides_empty_sessions(isolated_home):
+    """Listing sessions hides empty ones, which --session-id can still open."""
     store = SessionStore(BirdiePaths(isolated_home), USER)
     store.create(date(2026, 1, 2))  # e.g. left by an older birdie-tui that quit at once
     sid = stream(isolated_home, "real")[0]["id"]
@@ -192,6 +204,7 @@ def _damage(home: Path, how: str) -> Path:
 @pytest.mark.parametrize("how", ["garbage", "truncated"])
 @pytest.mark.parametrize("fmt", ["text", "stream-json"])
 def test_damaged_history_database_never_kills_a_run(isolated_home, how, fmt):
+    """A damaged history database is announced and moved aside; the run goes on, never hangs."""
     if how == "truncated":
         stream(isolated_home, "padding " * 3000)  # enough history for a multi-page database
     db = _damage(isolated_home, how)
@@ -211,6 +224,7 @@ def test_damaged_history_database_never_kills_a_run(isolated_home, how, fmt):
 
 # ------------------------------------------------------------------------------- approval exit 3
 def test_refused_approval_exits_3_and_auto_approve_exits_0(isolated_home, skills, tmp_path):
+    """A refused approval exits 3 without running the tool; --auto-approve runs it and exits 0."""
     canary = tmp_path / "canary"
     message = "call touch_file " + json.dumps({"path": str(canary)})
     refused = run_cli(isolated_home, "--print", message, "--skills-dir", str(skills))

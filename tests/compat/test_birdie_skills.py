@@ -44,6 +44,7 @@ def _tools_seen_by_us(skill: Skill) -> list[dict[str, Any]]:
 
 
 def test_the_oracle_is_birdie_itself(birdie_env: BirdieEnv, birdie_view: dict[str, Any]):
+    """The oracle runs the pinned Birdie from its venv, which loads its skills without errors."""
     assert Path(birdie_view["module"]).is_relative_to(birdie_env.site_packages)
     assert birdie_view["version"] == birdie_env.version
     assert birdie_view["errors"] == []  # Birdie itself loads all of them
@@ -51,15 +52,18 @@ def test_the_oracle_is_birdie_itself(birdie_env: BirdieEnv, birdie_view: dict[st
 
 
 def test_every_bundled_skill_loads_without_errors(ours, theirs):
+    """Our loader loads exactly the skills Birdie ships, and no others."""
     assert sorted(ours) == sorted(theirs)
 
 
 def test_tools_schemas_and_entrypoints_match(ours, theirs):
+    """Each skill's tools, schemas and entrypoints match what Birdie sees."""
     for name, skill in theirs.items():
         assert _tools_seen_by_us(ours[name]) == _tools_seen_by_birdie(skill), name
 
 
 def test_triggers_and_flags_match(ours, theirs):
+    """Triggers, flags, version and MCP server command match Birdie's for every skill."""
     for name, skill in theirs.items():
         mine = ours[name]
         assert mine.triggers == skill["triggers"], name
@@ -73,6 +77,7 @@ def test_triggers_and_flags_match(ours, theirs):
 
 
 def test_permissions_match(ours, theirs):
+    """Permissions lists match Birdie's, read as capabilities with no rules."""
     # Birdie 0.1.5 writes `## Permissions` as a YAML list (`- local_shell`).
     assert any(s["permissions"] for s in theirs.values()), "no Birdie skill declares permissions"
     for name, skill in theirs.items():
@@ -81,6 +86,7 @@ def test_permissions_match(ours, theirs):
 
 
 def test_injected_bodies_match(ours, theirs):
+    """Knowledge and always-inject skill bodies match the text Birdie injects."""
     # Knowledge and always_inject skills put their prose into the prompt: same text as Birdie.
     for name, skill in theirs.items():
         if not skill["tools"] or skill["always_inject"]:
@@ -88,6 +94,7 @@ def test_injected_bodies_match(ours, theirs):
 
 
 def test_whole_word_triggers_inject_what_birdie_injects(birdie_env: BirdieEnv, ours, theirs):
+    """Whole-word trigger phrases, in any case, inject the same skills as in Birdie."""
     phrases = [t for s in theirs.values() if not s["tools"] for t in s["triggers"]]
     assert phrases, "Birdie ships no trigger phrases?"
     messages = [f"Help me with {p.upper()}, please." for p in phrases] + ["What's the weather?"]
@@ -99,6 +106,7 @@ def test_whole_word_triggers_inject_what_birdie_injects(birdie_env: BirdieEnv, o
 
 
 def test_a_trigger_inside_a_word_is_where_we_differ_from_birdie(birdie_env: BirdieEnv, ours):
+    """A trigger inside a word injects in Birdie (substring match) but not here (whole word)."""
     # Birdie matches substrings, so "passhash" injects its ssh skill; we match whole words.
     message = "reset my passhash"
     assert birdie_env.run_oracle(str(birdie_env.skills_dir), message)["triggered"][message] == ["ssh"]

@@ -24,6 +24,7 @@ def skill_with(root: Path, server: dict, name: str = "s"):
 
 
 def test_python_and_relative_paths_resolve_against_the_skill_folder(tmp_path, monkeypatch):
+    """The python command is this interpreter; existing relative paths resolve in the skill dir."""
     monkeypatch.chdir(tmp_path)
     root = tmp_path / "skills"
     folder = root / "s"
@@ -42,12 +43,14 @@ def test_python_and_relative_paths_resolve_against_the_skill_folder(tmp_path, mo
 
 
 def test_default_cwd_is_the_skill_folder_and_paths_in_command(tmp_path):
+    """The server runs in the skill folder by default, and a relative command resolves there."""
     root = tmp_path / "skills"
     spec = resolve(skill_with(root, {"command": "./bin/serve"}))
     assert spec.cwd == str(root / "s") and spec.command == str(root / "s" / "bin" / "serve")
 
 
 def test_bare_command_falls_back_to_this_interpreters_bin(tmp_path, monkeypatch):
+    """A bare command not on PATH is taken from this interpreter's bin folder if it is there."""
     monkeypatch.setenv("PATH", str(tmp_path))  # the venv is not activated
     spec = resolve(skill_with(tmp_path / "skills", {"command": "mcp-server-time"}))
     assert spec.command == str(Path(sys.executable).parent / "mcp-server-time")
@@ -56,6 +59,7 @@ def test_bare_command_falls_back_to_this_interpreters_bin(tmp_path, monkeypatch)
 
 
 def test_env_and_headers_expand_variables_and_http_is_an_alias(tmp_path):
+    """Variables expand in env, url and headers; http is streamable_http; headers stay hidden."""
     env = {"TOKEN": "abc"}
     spec = resolve(skill_with(tmp_path / "a", {"command": "x", "env": {"K": "${TOKEN}-1",
                                                                        "E": "${UNSET}"}}), env)
@@ -69,6 +73,7 @@ def test_env_and_headers_expand_variables_and_http_is_an_alias(tmp_path):
 
 
 def test_equal_configs_are_equal_specs(tmp_path):
+    """Server specs compare by their resolved configuration."""
     a = resolve(skill_with(tmp_path / "a", {"command": "python", "args": ["-V"]}, name="x"))
     b = resolve(skill_with(tmp_path / "b", {"command": "python", "args": ["-V"]}, name="x"))
     c = resolve(skill_with(tmp_path / "c", {"command": "python", "args": ["-c", "1"]}, name="x"))
@@ -76,6 +81,7 @@ def test_equal_configs_are_equal_specs(tmp_path):
 
 
 def test_names_and_result_text():
+    """Tool and log names are made safe, and MCP results of every content type become text."""
     from mcp import types
 
     assert safe_name("ns.tool/x") == "ns_tool_x" and safe_name("ok-name_1") == "ok-name_1"
@@ -95,6 +101,7 @@ def test_names_and_result_text():
 
 
 def test_importing_the_engine_imports_no_mcp_code(isolated_home):
+    """Importing the engine and the MCP manager loads no mcp, adapter or Textual package."""
     code = ("import json, sys\nimport birdie_tui.agent.engine, birdie_tui.mcp.manager\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -13,6 +13,7 @@ from .conftest import mcp_skill, of_type, status_of, turn
     ("streamable-http", "http", "/mcp"),  # the short alias
 ])
 async def test_http_transports(skills_root, engine_for, http_server, transport, declared, path):
+    """SSE and streamable HTTP servers run tool calls and keep their session across turns."""
     url = http_server(transport) + path
     mcp_skill(skills_root, "remote", {"transport": declared, "url": url})
     eng = await engine_for()
@@ -29,6 +30,7 @@ async def test_http_transports(skills_root, engine_for, http_server, transport, 
 
 async def test_headers_come_from_the_environment(skills_root, engine_for, http_server,
                                                  monkeypatch):
+    """Header values come from environment variables and never show in the MCP status."""
     url = http_server("streamable-http", token="s3cret") + "/mcp"
     monkeypatch.setenv("LAB_TOKEN", "s3cret")
     mcp_skill(skills_root, "remote", {"transport": "http", "url": url,
@@ -40,6 +42,7 @@ async def test_headers_come_from_the_environment(skills_root, engine_for, http_s
 
 
 async def test_wrong_token_and_dead_url_fail_cleanly(skills_root, engine_for, http_server):
+    """A rejected token or an unreachable URL marks that server failed; the turn still ends."""
     from .conftest import free_port
 
     url = http_server("streamable-http", token="right") + "/mcp"

@@ -12,6 +12,7 @@ NOISE = "LAB-STDERR-NOISE-4711"
 
 
 def test_server_stderr_goes_to_the_log_not_the_terminal(skills_root, isolated_home):
+    """In --print mode an MCP server's stderr goes to its log file, never to the terminal."""
     lab_skill(skills_root, "lab", "--noise", NOISE)
     proc = run_cli(isolated_home, "--skills-dir", str(skills_root),
                    "--print", 'call shout {"text": "quiet please"}')
@@ -25,6 +26,7 @@ def test_server_stderr_goes_to_the_log_not_the_terminal(skills_root, isolated_ho
 
 
 def test_stream_json_with_a_failing_server_stays_clean(skills_root, isolated_home):
+    """With a failing MCP server, stream-json stdout stays pure JSON and stderr stays empty."""
     mcp_skill(skills_root, "ghost", {"command": "birdie-no-such-server-xyz"})
     lab_skill(skills_root, "lab", "--noise", NOISE)
     proc = run_cli(isolated_home, "--skills-dir", str(skills_root), "--output-format",

@@ -23,6 +23,7 @@ async def server_pid(eng) -> int:
 
 
 async def test_an_edited_server_file_restarts_the_server_on_next_use(skills_root, engine_for):
+    """Editing an MCP server's file stops the old server; the next use starts a new one."""
     folder = lab_skill(skills_root)
     eng = await engine_for()
     old_pid = await server_pid(eng)
@@ -37,6 +38,7 @@ async def test_an_edited_server_file_restarts_the_server_on_next_use(skills_root
 
 
 async def test_a_removed_mcp_skill_stops_its_server(skills_root, engine_for):
+    """Removing an MCP skill stops its server and drops its tools."""
     folder = lab_skill(skills_root)
     eng = await engine_for()
     old_pid = await server_pid(eng)
@@ -49,6 +51,7 @@ async def test_a_removed_mcp_skill_stops_its_server(skills_root, engine_for):
 
 
 async def test_an_unrelated_edit_keeps_the_server(skills_root, engine_for):
+    """Reloading another skill leaves a running MCP server alone."""
     lab_skill(skills_root)
     other = lab_skill(skills_root, "spare", enabled=False)
     eng = await engine_for()

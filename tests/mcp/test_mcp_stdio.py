@@ -19,6 +19,7 @@ from .conftest import bash_skill, lab_skill, mcp_skill, of_type, status_of, turn
 
 
 async def test_bundled_demo_works_from_any_directory(tmp_path, monkeypatch):
+    """The bundled MCP demo starts lazily from any cwd, keeps its session, ends with the engine."""
     monkeypatch.chdir(tmp_path)  # server.py must be found next to SKILL.MD, not here
     eng = Engine(EngineOptions(skills_dirs=[bundled_skills_dir()],
                                provider=ProviderConfig(vendor="offline"), mcp_start_timeout=20))
@@ -41,6 +42,7 @@ async def test_bundled_demo_works_from_any_directory(tmp_path, monkeypatch):
 
 
 async def test_server_starts_only_when_enabled_and_needed(skills_root, engine_for):
+    """A server starts only when its skill is enabled and one of its tools is needed."""
     lab_skill(skills_root, "lab", enabled=False)
     eng = await engine_for()
     await turn(eng, "hello")
@@ -56,6 +58,7 @@ async def test_server_starts_only_when_enabled_and_needed(skills_root, engine_fo
 
 
 async def test_one_session_is_kept_across_calls_and_turns(skills_root, engine_for):
+    """One server process serves every call and turn, without restarts."""
     lab_skill(skills_root)
     eng = await engine_for()
     first = of_type(await turn(eng, "call pid"), "tool_result")[0].content
@@ -66,6 +69,7 @@ async def test_one_session_is_kept_across_calls_and_turns(skills_root, engine_fo
 
 async def test_server_tool_error_is_an_error_result_and_the_turn_goes_on(skills_root,
                                                                          engine_for):
+    """A server tool error is an error result; renamed tool names still reach the server."""
     lab_skill(skills_root)
     eng = await engine_for()
     events = await turn(eng, 'call refuse {"reason": "no way"}')
@@ -78,6 +82,7 @@ async def test_server_tool_error_is_an_error_result_and_the_turn_goes_on(skills_
 
 
 async def test_disabled_skill_tools_are_never_bound_nor_callable(skills_root, engine_for):
+    """A disabled MCP skill's tools are neither bound nor callable, and its server never starts."""
     lab_skill(skills_root, enabled=False)
     bash_skill(skills_root)
     eng = await engine_for()
@@ -112,6 +117,7 @@ class CallsShout(BaseChatModel):
 
 
 async def test_missing_command_fails_that_skill_only(skills_root, engine_for):
+    """A server whose command is missing fails that skill only; other tools keep working."""
     mcp_skill(skills_root, "ghost", {"command": "birdie-no-such-server-xyz", "args": ["--x"]})
     lab_skill(skills_root)
     bash_skill(skills_root)
@@ -127,6 +133,7 @@ async def test_missing_command_fails_that_skill_only(skills_root, engine_for):
 
 
 async def test_server_dying_at_start_reports_its_last_words(skills_root, engine_for):
+    """A server that exits at start is marked failed with its last stderr words."""
     folder = mcp_skill(skills_root, "broken", {"command": "python", "args": ["boom.py"]})
     (folder / "boom.py").write_text("import sys\nsys.exit('boom: missing API key')\n")
     eng = await engine_for()
@@ -137,6 +144,7 @@ async def test_server_dying_at_start_reports_its_last_words(skills_root, engine_
 
 
 async def test_start_timeout_marks_the_skill_failed(skills_root, engine_for):
+    """A server slower than the start timeout is marked failed and not retried on every call."""
     lab_skill(skills_root, "lab", "--slow-start", "30")
     bash_skill(skills_root)
     eng = await engine_for(mcp_start_timeout=1.0)
@@ -151,6 +159,7 @@ async def test_start_timeout_marks_the_skill_failed(skills_root, engine_for):
 
 
 async def test_killed_server_is_restarted_on_next_use(skills_root, engine_for):
+    """A killed server is seen as exited and restarted on next use, counting one restart."""
     lab_skill(skills_root)
     eng = await engine_for()
     old_pid = int(of_type(await turn(eng, "call pid"), "tool_result")[0].content)
@@ -167,6 +176,7 @@ async def test_killed_server_is_restarted_on_next_use(skills_root, engine_for):
 
 
 async def test_server_exiting_mid_call_is_an_error_then_restarts(skills_root, engine_for):
+    """A server exiting mid-call is an error result, the history stays valid, and it restarts."""
     lab_skill(skills_root)
     eng = await engine_for()
     events = await turn(eng, "call crash")
@@ -179,6 +189,7 @@ async def test_server_exiting_mid_call_is_an_error_then_restarts(skills_root, en
 
 
 async def test_changed_config_replaces_the_session(skills_root, engine_for):
+    """A changed server config closes the old server; even old tool objects reach the new one."""
     lab_skill(skills_root, "lab", "--noise", "first config")
     eng = await engine_for()
     old_pid = int(of_type(await turn(eng, "call pid"), "tool_result")[0].content)
@@ -197,6 +208,7 @@ async def test_changed_config_replaces_the_session(skills_root, engine_for):
 
 
 async def test_aclose_stops_the_servers(skills_root, isolated_home):
+    """Closing the engine stops its MCP server processes."""
     from .conftest import make_engine
 
     lab_skill(skills_root)
@@ -209,6 +221,7 @@ async def test_aclose_stops_the_servers(skills_root, isolated_home):
 
 
 async def test_approval_rules_of_an_mcp_skill_apply(skills_root, engine_for):
+    """An MCP skill's require_approval list asks before the listed tools only."""
     lab_skill(skills_root, extra="""
         ## Permissions
         require_approval: [shout]

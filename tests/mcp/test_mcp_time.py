@@ -9,6 +9,7 @@ from .conftest import mcp_skill, of_type, status_of, turn
 
 
 async def test_get_current_time_through_a_turn(skills_root, engine_for):
+    """The mcp-server-time server answers get_current_time in a turn; a bad zone is an error."""
     # A bare command: found on PATH, or next to this interpreter (the venv's bin/).
     mcp_skill(skills_root, "time", {"transport": "stdio", "command": "mcp-server-time",
                                     "args": ["--local-timezone", "UTC"]})

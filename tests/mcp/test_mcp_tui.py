@@ -22,6 +22,7 @@ def notices(app) -> list[str]:
 
 
 async def test_sidebar_and_mcp_command(skills_root):
+    """The sidebar and /mcp show server states, tools and failures; a failure is toasted once."""
     lab_skill(skills_root)
     mcp_skill(skills_root, "ghost", {"command": "birdie-no-such-server-xyz"})
     bash_skill(skills_root)

@@ -17,6 +17,7 @@ OPENAI = ProviderConfig(vendor="openai", model="gpt-4o", api_key="k1", temperatu
 
 
 def test_choices_are_current_keyed_and_offline():
+    """Model choices list the current vendor, vendors with complete keys, and offline."""
     env = {"MISTRAL_API_KEY": "m", "AZURE_OPENAI_API_KEY": "a"}  # azure lacks its endpoint
     found = {c.vendor: c for c in choices(OPENAI, env)}
     assert list(found) == ["openai", "mistral", "offline"]
@@ -27,6 +28,7 @@ def test_choices_are_current_keyed_and_offline():
 
 
 def test_choices_include_ollama_and_json_configured_vendor():
+    """Model choices include a JSON-configured vendor and Ollama when its URL is set."""
     env = {"OLLAMA_BASE_URL": "http://box:11434/v1",
            "LLM_PROVIDER_CONFIG": json.dumps({"vendor": "gemini", "api_key": "g"})}
     assert [c.vendor for c in choices(OFFLINE, env)] == ["gemini", "ollama", "offline"]
@@ -45,15 +47,18 @@ def test_choices_include_ollama_and_json_configured_vendor():
      ("ollama", "mistral-small-latest")),
 ])
 def test_parse_choice(arg, current, expected):
+    """A /model argument resolves to vendor and model by prefix, model family or current vendor."""
     assert parse_choice(arg, current) == expected
 
 
 def test_same_vendor_keeps_key_and_endpoint():
+    """Switching model within a vendor keeps its key, endpoint and tuning."""
     new = config_for("openai", "gpt-4.1", current=OPENAI, environ={})
     assert (new.vendor, new.model, new.api_key, new.max_tokens) == ("openai", "gpt-4.1", "k1", 900)
 
 
 def test_other_vendor_takes_its_key_from_env_and_keeps_tuning():
+    """Switching vendor takes its key from the environment and keeps the tuning values."""
     env = {"ANTHROPIC_API_KEY": "ak", "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o"}
     new = config_for("anthropic", None, current=OPENAI, environ=env)
     assert (new.vendor, new.model, new.api_key) == ("anthropic", "claude-sonnet-4-5", "ak")
@@ -61,6 +66,7 @@ def test_other_vendor_takes_its_key_from_env_and_keeps_tuning():
 
 
 def test_vendor_described_by_json_config_uses_it(tmp_path):
+    """Switching to the vendor of the JSON config file uses its key and base URL."""
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"vendor": "mistral", "api_key": "mk", "base_url": "http://m"}))
     new = config_for("mistral", "codestral-latest", current=OFFLINE, environ={},
@@ -69,6 +75,7 @@ def test_vendor_described_by_json_config_uses_it(tmp_path):
 
 
 def test_missing_key_is_one_line():
+    """Switching to a vendor lacking its key or endpoint, or an unknown one, fails in one line."""
     with pytest.raises(ConfigError, match="^cannot switch to mistral: MISTRAL_API_KEY is not set$"):
         config_for("mistral", None, current=OPENAI, environ={})
     with pytest.raises(ConfigError, match="cannot switch to azure: .*AZURE_OPENAI_ENDPOINT"):
@@ -78,10 +85,12 @@ def test_missing_key_is_one_line():
 
 
 def test_offline_needs_nothing():
+    """Switching to the offline model needs no key."""
     assert config_for("offline", None, current=OPENAI, environ={}).vendor == "offline"
 
 
 def test_catalog_vendor_families():
+    """Model names map to their vendor family, and each vendor's known models are listed."""
     assert vendor_of("gpt-5-mini") == "openai" and vendor_of("o3") == "openai"
     assert vendor_of("claude-haiku-4-5-20251001") == "anthropic"
     assert vendor_of("codestral-latest") == "mistral" and vendor_of("gemini-2.5-pro") == "gemini"

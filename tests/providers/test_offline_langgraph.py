@@ -57,6 +57,7 @@ async def run(graph, text: str):
 
 
 async def test_plain_turn_streams_token_by_token() -> None:
+    """In a LangGraph graph the offline model streams its answer in tokens with one usage."""
     chunks, messages = await run(build_graph(), "Tell me about Paris")
     final = messages[-1]
     assert isinstance(final, AIMessage)
@@ -70,6 +71,7 @@ async def test_plain_turn_streams_token_by_token() -> None:
 
 
 async def test_stream_mode_messages_only() -> None:
+    """Streaming in messages mode yields several AI message chunks from the offline model."""
     graph = build_graph()
     seen = [
         message
@@ -81,6 +83,7 @@ async def test_stream_mode_messages_only() -> None:
 
 
 async def test_tool_round_trip_through_graph() -> None:
+    """A tool round trip through the graph gives call, result and summary, one usage per call."""
     chunks, messages = await run(build_graph(tps=500), 'call echo {"text": "bird"}')
     ai_call, tool_msg, summary = messages[1], messages[2], messages[3]
     assert isinstance(ai_call, AIMessage)
@@ -96,6 +99,7 @@ async def test_tool_round_trip_through_graph() -> None:
 
 
 async def test_failed_tool_is_summarised_as_failed() -> None:
+    """A failing tool gives an error ToolMessage and the summary says it failed."""
     _chunks, messages = await run(build_graph(), "call explode")
     assert messages[2].status == "error"
     assert "- `explode` → failed:" in messages[-1].content

@@ -43,11 +43,13 @@ def join(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 
 
 def test_identity(model: OfflineChatModel) -> None:
+    """The offline model reports birdie-offline as its type and model name."""
     assert model._llm_type == "birdie-offline"
     assert model.model_name == "birdie-offline"
 
 
 def test_tps_default_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BIRDIE_OFFLINE_TPS sets the pace when it is a number; otherwise there is none."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "50")
     assert OfflineChatModel().tokens_per_second == 50.0
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "fast")
@@ -57,6 +59,7 @@ def test_tps_default_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_call_with_args(model: OfflineChatModel) -> None:
+    """A message of the form call <tool> {json} makes one tool call with those args and an id."""
     msg = model.bind_tools([echo, clock]).invoke([SYSTEM, HumanMessage('call echo {"text": "hi there"}')])
     assert msg.content == ""
     assert len(msg.tool_calls) == 1
@@ -67,6 +70,7 @@ def test_call_with_args(model: OfflineChatModel) -> None:
 
 
 def test_call_without_args_and_multiline_json(model: OfflineChatModel) -> None:
+    """A call message works without arguments and with multi-line JSON."""
     bound = model.bind_tools([echo, clock])
     assert bound.invoke([HumanMessage("  call clock  ")]).tool_calls[0]["args"] == {}
     msg = bound.invoke([HumanMessage('call echo {\n  "text": "a"\n}')])
@@ -74,6 +78,7 @@ def test_call_without_args_and_multiline_json(model: OfflineChatModel) -> None:
 
 
 def test_call_id_is_deterministic_and_depends_on_message(model: OfflineChatModel) -> None:
+    """Tool call ids repeat for the same history and differ when the history differs."""
     bound = model.bind_tools([clock])
     first = bound.invoke([HumanMessage("call clock")]).tool_calls[0]["id"]
     assert bound.invoke([HumanMessage("call clock")]).tool_calls[0]["id"] == first
@@ -82,6 +87,7 @@ def test_call_id_is_deterministic_and_depends_on_message(model: OfflineChatModel
 
 
 def test_call_unbound_tool(model: OfflineChatModel) -> None:
+    """Calling an unbound tool makes no call and names the tools that are bound."""
     msg = model.bind_tools([echo, clock]).invoke([HumanMessage("call rm_rf {}")])
     assert not msg.tool_calls
     assert "`rm_rf` is not available" in msg.content
@@ -92,6 +98,7 @@ def test_call_unbound_tool(model: OfflineChatModel) -> None:
 
 @pytest.mark.parametrize("args", ['{"text": ', "[1, 2]", '"just a string"', "{'text': 1}"])
 def test_call_with_invalid_json(model: OfflineChatModel, args: str) -> None:
+    """Arguments that are not a JSON object make no call and explain the problem."""
     msg = model.bind_tools([echo]).invoke([HumanMessage(f"call echo {args}")])
     assert not msg.tool_calls
     assert "could not read the arguments for `echo`" in msg.content
@@ -100,6 +107,7 @@ def test_call_with_invalid_json(model: OfflineChatModel, args: str) -> None:
 
 
 def test_summary_after_tool_results(model: OfflineChatModel) -> None:
+    """After tool results the reply summarises this turn's results and failures only."""
     call_msg = AIMessage(
         "",
         tool_calls=[
@@ -134,6 +142,7 @@ def summary_of(model: OfflineChatModel, content: str) -> str:
 
 
 def test_summary_quotes_a_short_excerpt_not_the_whole_output(model: OfflineChatModel) -> None:
+    """The summary quotes the first lines of a long output and says how many were left out."""
     # The transcript already shows the full tool output; the reply must not print it again.
     output = "\n".join(f"line {i:03d}" for i in range(200))
     text = summary_of(model, output)
@@ -144,6 +153,7 @@ def test_summary_quotes_a_short_excerpt_not_the_whole_output(model: OfflineChatM
 
 
 def test_summary_cuts_one_long_line_and_fences_backticks(model: OfflineChatModel) -> None:
+    """The summary cuts a very long line and fences output containing backticks safely."""
     text = summary_of(model, "x" * 5000 + "```")
     assert "x" * 300 in text and "x" * 301 not in text
     assert "_… (4,703 more characters)_" in text
@@ -151,18 +161,21 @@ def test_summary_cuts_one_long_line_and_fences_backticks(model: OfflineChatModel
 
 
 def test_summary_keeps_short_outputs_whole_without_a_note(model: OfflineChatModel) -> None:
+    """A short tool output is quoted whole, with no note of omitted lines."""
     output = "\n".join(["total 3", "a.txt", "b.txt"])
     text = summary_of(model, output)
     assert "  ```\n  total 3\n  a.txt\n  b.txt\n  ```" in text and "more line" not in text
 
 
 def test_summary_stops_at_the_character_budget(model: OfflineChatModel) -> None:
+    """The summary stops quoting lines once its character budget is spent."""
     output = "\n".join(["y" * 120] * 4)  # 4 lines but only two fit into 300 characters
     text = summary_of(model, output)
     assert text.count("y" * 120) == 2 and "_… (2 more lines)_" in text
 
 
 def test_plain_answer_lists_skills_and_tools(model: OfflineChatModel) -> None:
+    """A plain answer quotes the message, lists injected skills and bound tools, counts tokens."""
     msg = model.bind_tools([echo, clock]).invoke([SYSTEM, HumanMessage("What's the weather?\nIn Paris")])
     text = msg.content
     assert "> What's the weather?\n> In Paris" in text
@@ -174,6 +187,7 @@ def test_plain_answer_lists_skills_and_tools(model: OfflineChatModel) -> None:
 
 
 def test_plain_answer_without_skills_or_tools(model: OfflineChatModel) -> None:
+    """Without skills or tools the plain answer says none and shows the call syntax."""
     text = model.invoke([HumanMessage("hello")]).content
     assert "**Skills injected this turn:** none" in text
     assert "**Tools I could call:** none" in text
@@ -181,11 +195,13 @@ def test_plain_answer_without_skills_or_tools(model: OfflineChatModel) -> None:
 
 
 def test_list_content_blocks_are_read(model: OfflineChatModel) -> None:
+    """A message given as content blocks is read like plain text."""
     msg = model.bind_tools([clock]).invoke([HumanMessage([{"type": "text", "text": "call clock"}])])
     assert msg.tool_calls[0]["name"] == "clock"
 
 
 def test_deterministic(model: OfflineChatModel) -> None:
+    """The same input always gives the same reply and usage."""
     messages = [SYSTEM, HumanMessage("same input")]
     bound = model.bind_tools([echo])
     first, second = bound.invoke(messages), bound.invoke(messages)
@@ -194,6 +210,7 @@ def test_deterministic(model: OfflineChatModel) -> None:
 
 
 async def test_astream_token_by_token_with_usage_once(model: OfflineChatModel) -> None:
+    """Async streaming yields the reply token by token, with usage only on the last chunk."""
     bound = model.bind_tools([echo])
     messages = [SYSTEM, HumanMessage("stream me please")]
     chunks = [c async for c in bound.astream(messages)]
@@ -211,6 +228,7 @@ async def test_astream_token_by_token_with_usage_once(model: OfflineChatModel) -
 
 
 def test_sync_stream_tool_call_single_chunk(model: OfflineChatModel) -> None:
+    """Sync streaming of a tool call yields one chunk carrying the call and usage."""
     bound = model.bind_tools([echo])
     chunks = list(bound.stream([HumanMessage('call echo {"text": "ü"}')]))
     assert len(chunks) == 1
@@ -222,6 +240,7 @@ def test_sync_stream_tool_call_single_chunk(model: OfflineChatModel) -> None:
 
 
 def test_usage_counts_messages_and_tool_schemas(model: OfflineChatModel) -> None:
+    """Input usage counts the messages, plus the tool schemas when tools are bound."""
     messages = [SYSTEM, HumanMessage("hello")]
     bare = model.invoke(messages).usage_metadata
     bound = model.bind_tools([echo]).invoke(messages).usage_metadata
@@ -232,6 +251,7 @@ def test_usage_counts_messages_and_tool_schemas(model: OfflineChatModel) -> None
 
 
 async def test_tps_pacing_async_and_sync() -> None:
+    """Pacing by tokens per second changes no text in async, sync or invoke calls."""
     paced = OfflineChatModel(tokens_per_second=200).bind_tools([echo])
     free = OfflineChatModel(tokens_per_second=None).bind_tools([echo])
     messages = [HumanMessage("hi")]
@@ -243,6 +263,7 @@ async def test_tps_pacing_async_and_sync() -> None:
 
 
 def test_split_tokens_roundtrip() -> None:
+    """Text splits into whitespace-led tokens that join back to the same text."""
     text = "  Hello,  world!\n\n- item `x`\n"
     tokens = split_tokens(text)
     assert "".join(tokens) == text
@@ -251,6 +272,7 @@ def test_split_tokens_roundtrip() -> None:
 
 
 def test_prose_starting_with_call_is_not_a_tool_call(model: OfflineChatModel) -> None:
+    """Prose that merely starts with the word call gets a plain answer, not a tool call."""
     msg = model.bind_tools([echo]).invoke([HumanMessage("call my mom tomorrow")])
     assert not msg.tool_calls
     assert "> call my mom tomorrow" in msg.content

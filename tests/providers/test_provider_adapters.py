@@ -22,11 +22,13 @@ from birdie_tui.providers.catalog import context_window, default_max_output, pri
     ("gemini", "models/gemini-2.5-pro", 1_048_576, (1.25, 10.00, 0.125)),
 ])
 def test_known_models(vendor, model, window, price):
+    """Dated and prefixed model names get their family's context window and prices."""
     assert context_window(vendor, model) == window
     assert price_per_million(vendor, model) == price
 
 
 def test_a_newer_model_is_unknown_not_its_older_family():
+    """A newer model is unknown rather than priced as its older family; Ollama is free."""
     # "claude-opus-4-6" is not a snapshot of "claude-opus-4": its price is unknown, not 15/75.
     assert price_per_million("anthropic", "claude-opus-4-6") is None
     assert context_window("anthropic", "claude-opus-4-6") is None
@@ -35,6 +37,7 @@ def test_a_newer_model_is_unknown_not_its_older_family():
 
 
 def test_default_max_output():
+    """Claude models get the default max output of their generation."""
     assert default_max_output("claude-3-haiku-20240307") == 4096
     assert default_max_output("claude-3-5-sonnet-latest") == 8192
     assert default_max_output("claude-haiku-4-5") == 16384
@@ -51,6 +54,7 @@ def _imported_after(statement: str) -> list[str]:
 
 
 def test_engine_and_shared_modules_import_no_sdk():
+    """The engine and shared provider modules import no vendor SDK."""
     assert _imported_after("import birdie_tui.agent.engine, birdie_tui.providers.selection, "
                            "birdie_tui.providers.errors, birdie_tui.providers.sdk_base, "
                            "birdie_tui.tui.cmds.models, birdie_tui.service.local") == []
@@ -60,4 +64,5 @@ def test_engine_and_shared_modules_import_no_sdk():
                                              ("anthropic_chat", "anthropic"),
                                              ("mistral_chat", "mistralai")])
 def test_each_adapter_imports_only_its_sdk(module, sdk):
+    """Each vendor adapter imports its own SDK and no other."""
     assert _imported_after(f"import birdie_tui.providers.{module}") == [sdk]

@@ -19,11 +19,13 @@ def write(tmp_path: Path, data: object, name: str = "cfg.json") -> Path:
 
 
 def test_nothing_configured_is_offline() -> None:
+    """With nothing configured the provider is the offline model."""
     cfg = resolve_provider_config({})
     assert (cfg.vendor, cfg.model, cfg.api_key) == ("offline", "birdie-offline", None)
 
 
 def test_llm_model_alone_does_not_change_offline_model() -> None:
+    """LLM_MODEL alone does not rename the offline model."""
     assert resolve_provider_config({"LLM_MODEL": "gpt-4o"}).model == "birdie-offline"
 
 
@@ -42,15 +44,18 @@ def test_llm_model_alone_does_not_change_offline_model() -> None:
     ],
 )
 def test_auto_pick_by_present_key(env: dict[str, str], vendor: str, model: str) -> None:
+    """Without LLM_VENDOR the vendor is picked by the API key present, in priority order."""
     cfg = resolve_provider_config(env)
     assert (cfg.vendor, cfg.model, cfg.api_key) == (vendor, model, "k")
 
 
 def test_empty_key_counts_as_missing() -> None:
+    """A blank API key counts as missing."""
     assert resolve_provider_config({"OPENAI_API_KEY": "  "}).vendor == "offline"
 
 
 def test_env_vendor_model_and_key() -> None:
+    """LLM_VENDOR (any case), LLM_MODEL, the key and base URL come from the environment."""
     cfg = resolve_provider_config(
         {"LLM_VENDOR": "OpenAI", "LLM_MODEL": "gpt-4o", "OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": "http://p"}
     )
@@ -58,6 +63,7 @@ def test_env_vendor_model_and_key() -> None:
 
 
 def test_explicit_vendor_without_key_is_a_clear_error() -> None:
+    """LLM_VENDOR without that vendor's key is a one-line error naming the variable."""
     with pytest.raises(ConfigError) as info:
         resolve_provider_config({"LLM_VENDOR": "openai", "ANTHROPIC_API_KEY": "k"})
     assert str(info.value) == "LLM_VENDOR=openai but OPENAI_API_KEY is not set"
@@ -65,11 +71,13 @@ def test_explicit_vendor_without_key_is_a_clear_error() -> None:
 
 
 def test_gemini_missing_key_mentions_both_variables() -> None:
+    """A missing Gemini key error names both GEMINI_API_KEY and GOOGLE_API_KEY."""
     with pytest.raises(ConfigError, match="GEMINI_API_KEY .*GOOGLE_API_KEY"):
         resolve_provider_config({"LLM_VENDOR": "gemini"})
 
 
 def test_ollama_and_offline_need_no_key() -> None:
+    """Ollama and offline need no key; OLLAMA_BASE_URL overrides Ollama's default URL."""
     cfg = resolve_provider_config({"LLM_VENDOR": "ollama"})
     assert (cfg.vendor, cfg.model, cfg.base_url) == ("ollama", "llama3.1", "http://localhost:11434/v1")
     cfg = resolve_provider_config({"LLM_VENDOR": "ollama", "OLLAMA_BASE_URL": "http://box:1/v1"})
@@ -78,6 +86,7 @@ def test_ollama_and_offline_need_no_key() -> None:
 
 
 def test_azure_from_env() -> None:
+    """Azure takes its key, endpoint, API version and deployment from the environment."""
     env = {
         "LLM_VENDOR": "azure",
         "AZURE_OPENAI_API_KEY": SECRET,
@@ -92,6 +101,7 @@ def test_azure_from_env() -> None:
 
 @pytest.mark.parametrize("missing", ["AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_DEPLOYMENT"])
 def test_azure_incomplete_is_an_error(missing: str) -> None:
+    """Azure without its endpoint or deployment is an error that never shows the key."""
     env = {
         "LLM_VENDOR": "azure",
         "AZURE_OPENAI_API_KEY": SECRET,
@@ -105,6 +115,7 @@ def test_azure_incomplete_is_an_error(missing: str) -> None:
 
 
 def test_precedence_inline_beats_file_beats_env(tmp_path: Path) -> None:
+    """Inline JSON config beats the config file, which beats the environment."""
     env = {"LLM_VENDOR": "mistral", "MISTRAL_API_KEY": "m", "OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}
     path = write(tmp_path, {"vendor": "openai", "model": "gpt-4o", "temperature": 0.5})
     assert resolve_provider_config(env).vendor == "mistral"
@@ -120,6 +131,7 @@ def test_precedence_inline_beats_file_beats_env(tmp_path: Path) -> None:
 
 
 def test_json_api_key_wins_over_env_and_env_fills_missing_key(tmp_path: Path) -> None:
+    """A key in the JSON config wins over the environment, which fills a missing one."""
     env = {"ANTHROPIC_API_KEY": "from-env"}
     with_key = write(tmp_path, {"vendor": "anthropic", "api_key": "from-file"})
     without_key = write(tmp_path, {"vendor": "anthropic", "model": "claude-opus-4"}, "b.json")
@@ -129,6 +141,7 @@ def test_json_api_key_wins_over_env_and_env_fills_missing_key(tmp_path: Path) ->
 
 
 def test_json_vendor_missing_key_error_names_source(tmp_path: Path) -> None:
+    """A missing key for a vendor chosen by --config names that file in one line."""
     path = write(tmp_path, {"vendor": "openai"})
     with pytest.raises(ConfigError) as info:
         resolve_provider_config({}, path)
@@ -137,6 +150,7 @@ def test_json_vendor_missing_key_error_names_source(tmp_path: Path) -> None:
 
 
 def test_json_without_vendor_uses_env_vendor_and_llm_model() -> None:
+    """JSON config without a vendor uses LLM_VENDOR and LLM_MODEL."""
     env = {
         "LLM_PROVIDER_CONFIG": '{"temperature": 1}',
         "LLM_VENDOR": "openai",
@@ -148,6 +162,7 @@ def test_json_without_vendor_uses_env_vendor_and_llm_model() -> None:
 
 
 def test_llm_model_ignored_when_json_picks_another_vendor() -> None:
+    """LLM_MODEL is ignored when the JSON config picks another vendor."""
     env = {
         "LLM_PROVIDER_CONFIG": '{"vendor": "anthropic", "api_key": "x"}',
         "LLM_VENDOR": "openai",
@@ -157,6 +172,7 @@ def test_llm_model_ignored_when_json_picks_another_vendor() -> None:
 
 
 def test_unknown_keys_ignored_and_nulls_mean_default() -> None:
+    """Unknown JSON keys are ignored and null values mean the default."""
     raw = '{"vendor": "ollama", "model": null, "flavour": "mint", "timeout": 5}'
     cfg = resolve_provider_config({"LLM_PROVIDER_CONFIG": raw})
     assert (cfg.model, cfg.timeout) == ("llama3.1", 5.0)
@@ -177,6 +193,7 @@ def test_unknown_keys_ignored_and_nulls_mean_default() -> None:
     ],
 )
 def test_bad_inline_json(raw: str, fragment: str) -> None:
+    """Invalid LLM_PROVIDER_CONFIG gives a one-line error naming the variable and the problem."""
     with pytest.raises(ConfigError) as info:
         resolve_provider_config({"LLM_PROVIDER_CONFIG": raw})
     message = str(info.value)
@@ -184,6 +201,7 @@ def test_bad_inline_json(raw: str, fragment: str) -> None:
 
 
 def test_bad_file(tmp_path: Path) -> None:
+    """An invalid, missing or directory --config file is a clear ConfigError."""
     bad = write(tmp_path, "{not json")
     with pytest.raises(ConfigError, match=r"^--config .*cfg\.json: invalid JSON"):
         resolve_provider_config({}, bad)
@@ -194,11 +212,13 @@ def test_bad_file(tmp_path: Path) -> None:
 
 
 def test_unknown_env_vendor() -> None:
+    """An unknown LLM_VENDOR is an error naming the variable."""
     with pytest.raises(ConfigError, match="^LLM_VENDOR: unknown vendor 'langchain'"):
         resolve_provider_config({"LLM_VENDOR": "langchain"})
 
 
 def test_api_key_never_leaks(tmp_path: Path) -> None:
+    """The API key never appears in the config's repr or in any config error."""
     cfg = resolve_provider_config({"LLM_PROVIDER_CONFIG": json.dumps({"vendor": "openai", "api_key": SECRET})})
     assert cfg.api_key == SECRET
     assert SECRET not in repr(cfg) and SECRET not in str(cfg)
@@ -220,5 +240,6 @@ def test_api_key_never_leaks(tmp_path: Path) -> None:
 
 
 def test_dataclass_defaults() -> None:
+    """ProviderConfig defaults for temperature, max_tokens, api_version and timeout."""
     cfg = ProviderConfig(vendor="openai")
     assert (cfg.temperature, cfg.max_tokens, cfg.api_version, cfg.timeout) == (0.0, None, "2024-02-01", 120.0)

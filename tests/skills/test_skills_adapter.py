@@ -18,6 +18,7 @@ def _skill(tmp_path: Path, entrypoint: str) -> tuple[Skill, SkillTool]:
 
 
 async def test_ainvoke_tool_call_returns_tool_message(tmp_path):
+    """A skill tool becomes a LangChain tool: a tool call gives a ToolMessage, args a string."""
     skill, t = _skill(tmp_path, "bash:printf '%s-%s' {x} {n}")
     lc = make_tool(t, skill)
     assert lc.name == "echo_x" and lc.description == "Echo x" and lc.metadata == {"skill": "S"}
@@ -28,6 +29,7 @@ async def test_ainvoke_tool_call_returns_tool_message(tmp_path):
 
 
 async def test_errors_raise_tool_exception(tmp_path):
+    """A failing command or invalid arguments raise ToolException with a clear message."""
     skill, t = _skill(tmp_path, "bash:echo {x} >&2; exit 4")
     lc = make_tool(t, skill)
     with pytest.raises(ToolException, match="exited with code 4"):
@@ -37,6 +39,7 @@ async def test_errors_raise_tool_exception(tmp_path):
 
 
 def test_schema_export(tmp_path):
+    """The LangChain tool exports the skill's JSON schema as an OpenAI function."""
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
     skill, t = _skill(tmp_path, "bash:true")
@@ -46,6 +49,7 @@ def test_schema_export(tmp_path):
 
 
 def test_package_import_is_light():
+    """Importing birdie_tui.skills loads no LangChain, LangGraph or Textual module."""
     import subprocess
     import sys
 

@@ -22,6 +22,7 @@ def echo_dir(tmp_path: Path) -> Path:
 
 
 async def test_a_wrong_type_never_reaches_the_shell(tmp_path, monkeypatch):
+    """Arguments that fail the schema are an error result and the command never runs."""
     monkeypatch.chdir(tmp_path)
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     t = tool("bash:touch ran; echo {n}", schema, name="run_bash")
@@ -46,12 +47,14 @@ async def test_a_wrong_type_never_reaches_the_shell(tmp_path, monkeypatch):
      "n: 0 is less than the minimum of 1"),
 ])
 def test_validator_message_names_the_argument(schema, args, message):
+    """A schema violation's message names the argument path and what is wrong."""
     with pytest.raises(ArgumentError) as info:
         prepare_arguments("tool_x", {"type": "object", **schema}, args)
     assert str(info.value) == f"invalid arguments for tool_x: {message}"
 
 
 def test_a_long_bad_value_still_gives_one_short_line():
+    """A huge invalid value still gives a single short error line."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
     with pytest.raises(ArgumentError) as info:
         prepare_arguments("t", schema, {"n": "x\n" * 5_000})
@@ -59,6 +62,7 @@ def test_a_long_bad_value_still_gives_one_short_line():
 
 
 async def test_defaults_fill_missing_and_null_arguments_even_nested(echo_dir):
+    """Schema defaults fill missing and null arguments, nested too; a null required one fails."""
     schema = {"type": "object", "required": ["q"], "properties": {
         "q": {"type": "string"},
         "limit": {"type": "integer", "default": 10},
@@ -71,6 +75,7 @@ async def test_defaults_fill_missing_and_null_arguments_even_nested(echo_dir):
 
 
 def test_defaults_are_copies_and_a_defaulted_required_argument_passes():
+    """Defaults are fresh copies each call, and a required argument with a default passes."""
     schema = {"type": "object", "required": ["items"], "properties": {"items": {"default": []}}}
     first = prepare_arguments("t", schema, {})
     first["items"].append(1)
@@ -78,6 +83,7 @@ def test_defaults_are_copies_and_a_defaulted_required_argument_passes():
 
 
 def test_the_draft_the_schema_declares_is_used():
+    """Arguments are validated under the JSON Schema draft that $schema declares."""
     # `dependencies` is a draft-07 keyword (2020-12 split it and ignores the old name).
     base = {"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}}
     assert prepare_arguments("t", base, {"a": 1}) == {"a": 1}
@@ -86,6 +92,7 @@ def test_the_draft_the_schema_declares_is_used():
 
 
 def test_invalid_schema_is_a_load_error_with_its_line(make_skill, skills_root, simple_skill):
+    """An invalid tool schema is a load error with its file line; other skills still load."""
     path = make_skill("bad", """
         ---
         name: bad
@@ -110,12 +117,14 @@ def test_invalid_schema_is_a_load_error_with_its_line(make_skill, skills_root, s
 
 
 def test_schema_problem():
+    """A valid schema has no problem; an invalid one reports its first problem by path."""
     assert schema_problem({"type": "object", "properties": {"n": {"type": "integer"}}}) is None
     assert schema_problem({"type": "object", "properties": {"n": {"minimum": "1"}}}) == \
         "properties.n.minimum: '1' is not of type 'number'"
 
 
 async def test_a_broken_schema_built_in_code_fails_the_call_not_the_app(tmp_path):
+    """A tool whose schema is invalid fails its call with an error result, not an exception."""
     t = tool("bash:echo hi", {"type": "object", "properties": {"n": {"type": "integr"}}})
     out = await run_entrypoint(t, {"n": 1}, skill_dir=tmp_path)
     assert out.error and out.content.startswith("cannot check arguments for t: its schema is invalid")

@@ -23,6 +23,7 @@ async def run(template, args=None, schema=None, timeout=20.0, skill_dir=Path("."
 
 
 async def test_success_stderr_and_exit_codes():
+    """Bash output shows stderr under a marker; a non-zero exit is an error with all the output."""
     out = await run("echo hello")
     assert (out.content, out.error) == ("hello\n", False)
     out = await run("echo out; echo warn >&2")
@@ -32,12 +33,14 @@ async def test_success_stderr_and_exit_codes():
 
 
 async def test_runs_in_process_cwd_with_stdin_closed(tmp_path, monkeypatch):
+    """Bash commands run in the process cwd, not the skill folder, with stdin closed."""
     monkeypatch.chdir(tmp_path)
     out = await run("pwd; cat", skill_dir=Path("/"))
     assert out.content.strip() == str(tmp_path.resolve()) or out.content.strip() == str(tmp_path)
 
 
 async def test_defaults_missing_optional_and_required():
+    """Defaults fill optional placeholders, missing ones render empty, a missing required fails."""
     schema = {"type": "object", "properties": {"a": {"type": "string", "default": "dflt"},
                                                "b": {"type": "string"}, "n": {"type": "integer"}},
               "required": ["n"]}
@@ -50,12 +53,14 @@ async def test_defaults_missing_optional_and_required():
 
 
 async def test_non_string_values_rendered():
+    """Booleans, objects, lists and numbers are rendered as JSON in the command."""
     schema = {"type": "object", "properties": {k: {} for k in "bdln"}}
     out = await run("printf '%s|' {b} {d} {l} {n}", {"b": True, "d": {"k": 1}, "l": [1, "a"], "n": 2.5}, schema)
     assert out.content == 'true|{"k": 1}|[1, "a"]|2.5|'
 
 
 async def test_awk_braces_left_alone():
+    """Braces that are not argument placeholders, as in awk programs, are left untouched."""
     schema = {"type": "object", "properties": {"text": {"type": "string"}}}
     out = await run("echo {text} | awk '{print $2}'", {"text": "one two three"}, schema)
     assert out.content == "two\n"
@@ -63,6 +68,7 @@ async def test_awk_braces_left_alone():
 
 
 async def test_output_truncated():
+    """Output beyond MAX_TOOL_OUTPUT is cut with a note of how much was dropped."""
     out = await run(f"head -c {MAX_TOOL_OUTPUT + 500} /dev/zero | tr '\\0' a")
     assert out.content.startswith("a" * MAX_TOOL_OUTPUT)
     assert out.content.endswith("\n… [truncated: 500 characters dropped]")
@@ -90,6 +96,7 @@ async def _wait_file(p: Path) -> int:
 
 
 async def test_timeout_kills_the_process_group(tmp_path):
+    """A timeout is an error result and kills the whole process group, background jobs too."""
     pidfile = tmp_path / "pid"
     # wait_for only guards against a hang; "timed out" in the result is what proves the kill
     out = await asyncio.wait_for(
@@ -104,6 +111,7 @@ async def test_timeout_kills_the_process_group(tmp_path):
 
 
 async def test_cancellation_kills_the_process_group(tmp_path):
+    """Cancelling the call kills the whole process group, background jobs too."""
     pidfile = tmp_path / "pid"
     task = asyncio.ensure_future(run(f"sleep 30 & echo $! > {pidfile}; sleep 30", timeout=60))
     pid = await _wait_file(pidfile)
@@ -118,6 +126,7 @@ async def test_cancellation_kills_the_process_group(tmp_path):
 
 
 async def test_canary_no_second_command(tmp_path):
+    """No argument value, in any quoting, can run a second shell command."""
     canary = tmp_path / "canary"
     for tpl in ("echo {x}", "echo '{x}'", 'echo "{x}"', 'echo "a {x} b"', "echo 'a {x} b'"):
         for value in (f"x; touch {canary}", f"$(touch {canary})", f"`touch {canary}`",
@@ -130,6 +139,7 @@ async def test_canary_no_second_command(tmp_path):
 
 
 async def test_nul_byte_is_an_error():
+    """An argument containing a NUL byte is an error result."""
     out = await run("echo {x}", {"x": "a\x00b"}, X_SCHEMA)
     assert out.error and "NUL" in out.content
 
@@ -140,6 +150,7 @@ async def test_nul_byte_is_an_error():
        template=st.sampled_from(["printf '%s' {x}", "printf '%s' '{x}'", 'printf "%s" "{x}"',
                                  "printf '%s' \"{x}\"''", "printf '%s' '<'{x}'>'", "printf '%s' \"<{x}>\""]))
 def test_value_is_always_exactly_one_argument(value, template):
+    """Any value, inside any quoting, reaches the command as exactly one argument."""
     out = asyncio.run(run(template, {"x": value}, X_SCHEMA))
     assert not out.error, out.content
     expected = f"<{value}>" if "<" in template else value

@@ -17,6 +17,7 @@ def registry() -> SkillRegistry:
 
 
 def test_bundled_dirs_point_at_repo():
+    """The bundled skills and themes folders are the repository's skills/ and themes/."""
     assert bundled_skills_dir() == REPO / "skills"
     assert bundled_themes_dir() == REPO / "themes"
 
@@ -27,6 +28,7 @@ async def call(registry, name, **args):
 
 
 async def test_filesystem_tools(registry, tmp_path, monkeypatch):
+    """The bundled filesystem tools list, read and search files, even names starting with '-'."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "-odd name.txt").write_text("needle here\nnothing\n")
     out = await call(registry, "list_files")
@@ -40,6 +42,7 @@ async def test_filesystem_tools(registry, tmp_path, monkeypatch):
 
 
 async def test_shell_run_bash_runs_the_command_line(registry, tmp_path, monkeypatch):
+    """The bundled Shell skill's run_bash runs a full command line and needs approval."""
     monkeypatch.chdir(tmp_path)
     out = await call(registry, "run_bash", command="echo a b | tr a-z A-Z && echo 'q x' > f.txt; cat f.txt")
     assert out.content == "A B\nq x\n"
@@ -48,6 +51,7 @@ async def test_shell_run_bash_runs_the_command_line(registry, tmp_path, monkeypa
 
 
 def test_support_files_are_valid():
+    """Bundled support files compile: the MCP demo server and the executable git-helper script."""
     py_compile.compile(str(REPO / "skills" / "mcp_demo" / "server.py"), doraise=True)
     script = REPO / "skills" / "git-helper" / "scripts" / "summarize_log.sh"
     subprocess.run(["bash", "-n", str(script)], check=True)

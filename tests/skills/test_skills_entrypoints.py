@@ -38,6 +38,7 @@ def make_py_skill(root: Path, folder: str, who: str) -> Path:
 
 
 async def test_python_from_skill_folder(tmp_path):
+    """Python entrypoints import from the skill folder or sys.path; failures are error results."""
     d = make_py_skill(tmp_path, "one", "one")
     schema = {"type": "object", "properties": {"name": {}, "punct": {"default": "?"}}}
     out = await run_entrypoint(tool("python:tools.hello", schema), {"name": "bob"}, skill_dir=d)
@@ -57,6 +58,7 @@ async def test_python_from_skill_folder(tmp_path):
 
 
 async def test_two_skills_tools_py_do_not_clash(tmp_path):
+    """Two skills each with a tools.py run their own module."""
     a, b = make_py_skill(tmp_path, "a", "A"), make_py_skill(tmp_path, "b", "B")
     t = tool("python:tools.hello")
     out_a = await run_entrypoint(t, {"name": "x"}, skill_dir=a)
@@ -65,6 +67,7 @@ async def test_two_skills_tools_py_do_not_clash(tmp_path):
 
 
 async def test_bundled_planning_tools(isolated_home, tmp_path):
+    """The bundled planning skill adds, completes and lists todos kept in todo.json."""
     (planning,) = [s for s in load_skills([Path(__file__).resolve().parents[2] / "skills"]).skills if s.name == "planning"]
     by = {t.name: t for t in planning.tools}
 
@@ -136,6 +139,7 @@ def http_base():
 
 
 async def test_http_get_post_and_errors(http_base, tmp_path):
+    """HTTP entrypoints encode path and query, POST JSON, and report errors and bad URLs."""
     schema = {"type": "object", "properties": {"city": {}, "q": {}, "n": {"default": 3}}}
     out = await run_entrypoint(tool(f"http:get {http_base}/w/{{city}}?format=3", schema),
                                {"city": "New York/x", "q": "a b"}, skill_dir=tmp_path)
@@ -153,11 +157,13 @@ async def test_http_get_post_and_errors(http_base, tmp_path):
 
 
 async def test_http_redirect_is_followed(http_base, tmp_path):
+    """An HTTP entrypoint follows a redirect."""
     out = await run_entrypoint(tool(f"http:get {http_base}/moved"), {}, skill_dir=tmp_path)
     assert not out.error and json.loads(out.content)["path"] == "/w/after-redirect"
 
 
 async def test_http_output_truncated_and_error_body_shortened(http_base, tmp_path):
+    """Long HTTP bodies are truncated, and an error body is cut to a short excerpt."""
     out = await run_entrypoint(tool(f"http:get {http_base}/big"), {}, skill_dir=tmp_path)
     assert not out.error and out.content.startswith("a" * MAX_TOOL_OUTPUT)
     assert out.content.endswith("\n… [truncated: 500 characters dropped]")
@@ -168,6 +174,7 @@ async def test_http_output_truncated_and_error_body_shortened(http_base, tmp_pat
 
 
 async def test_http_timeout_is_an_error_result(http_base, tmp_path):
+    """An HTTP call past its timeout is an error result and its connection is closed."""
     out = await run_entrypoint(tool(f"http:get {http_base}/hang"), {}, skill_dir=tmp_path, timeout=0.5)
     assert (out.content, out.error) == (f"HTTP GET {http_base}/hang timed out after 0.5s", True)
     assert _Handler.dropped.wait(10)  # and the connection was closed, not left to the server
@@ -192,5 +199,6 @@ async def test_http_cancel_drops_the_request(http_base, tmp_path):
     ("http:fetch http://x", "invalid http entrypoint"),
 ])
 async def test_unsupported_schemes(entrypoint, fragment, tmp_path):
+    """Unsupported or malformed entrypoints give an error result naming the problem."""
     out = await run_entrypoint(tool(entrypoint), {}, skill_dir=tmp_path)
     assert out.error and fragment in out.content

@@ -2,6 +2,7 @@ from birdie_tui.skills import load_skills
 
 
 def test_one_bad_file_among_good_ones(make_skill, skills_root, simple_skill):
+    """One broken SKILL.MD is reported while good skills still load; stray entries are skipped."""
     make_skill("a", simple_skill("alpha", ("t1",)))
     make_skill("b", "---\nname: broken\n")
     make_skill("c", simple_skill("gamma"))
@@ -14,6 +15,7 @@ def test_one_bad_file_among_good_ones(make_skill, skills_root, simple_skill):
 
 
 def test_duplicate_names_across_dirs_keep_first(tmp_path, make_skill, skills_root, simple_skill):
+    """A skill name repeated (any case) across folders keeps the first and reports the second."""
     make_skill("one", simple_skill("Same"))
     other = tmp_path / "other"
     (other / "two").mkdir(parents=True)
@@ -25,6 +27,7 @@ def test_duplicate_names_across_dirs_keep_first(tmp_path, make_skill, skills_roo
 
 
 def test_duplicate_tool_names_across_skills_reject_later_skill(make_skill, skills_root, simple_skill):
+    """A tool name already taken by another skill rejects the later skill, with a line."""
     make_skill("a", simple_skill("a", ("shared", "x")))
     make_skill("b", simple_skill("b", ("y", "shared")))
     result = load_skills([skills_root])
@@ -34,6 +37,7 @@ def test_duplicate_tool_names_across_skills_reject_later_skill(make_skill, skill
 
 
 def test_missing_dir_is_an_error_not_an_exception(tmp_path, make_skill, skills_root, simple_skill):
+    """A missing skills folder or a file given as one is reported, not raised."""
     make_skill("a", simple_skill("a"))
     result = load_skills([tmp_path / "nope", skills_root, skills_root / "a" / "SKILL.MD"])
     assert [s.name for s in result.skills] == ["a"]
@@ -41,6 +45,7 @@ def test_missing_dir_is_an_error_not_an_exception(tmp_path, make_skill, skills_r
 
 
 def test_both_file_names_loads_birdie_and_reports(make_skill, skills_root, simple_skill):
+    """A folder with both SKILL.MD and SKILL.md loads the Birdie file and reports the clash."""
     make_skill("both", simple_skill("upper"))
     if (skills_root / "both" / "SKILL.md").exists():  # case-insensitive filesystem: nothing to test
         return
@@ -51,6 +56,7 @@ def test_both_file_names_loads_birdie_and_reports(make_skill, skills_root, simpl
 
 
 def test_order_is_deterministic(make_skill, skills_root, simple_skill):
+    """Skills load in folder-name order, whatever their file name."""
     for folder in ("zeta", "alpha", "mid"):
         make_skill(folder, simple_skill(folder))
     make_skill("agent", "---\nname: agent\ndescription: d\n---\nx\n", "SKILL.md")

@@ -17,6 +17,7 @@ def errors_of(text: str, name: str = "SKILL.MD"):
 
 
 def test_bundled_skills_all_parse_with_expected_kinds():
+    """Every bundled skill parses without error, with the expected kind and fields."""
     result = load_skills([bundled_skills_dir()])
     assert result.errors == []
     kinds = {s.name: s.kind for s in result.skills}
@@ -40,6 +41,7 @@ def test_bundled_skills_all_parse_with_expected_kinds():
 
 
 def test_bom_crlf_any_key_order_multiline_and_awk(make_skill):
+    """A BOM, CRLF endings, any key order, multi-line values and awk braces parse correctly."""
     text = (
         "\ufeff---\r\nname: demo\r\ndescription: A demo\r\nversion: 2\r\ntags: a, b\r\n---\r\n"
         "Intro.\r\n\r\n## Tools\r\n\r\n### first\r\nschema:\r\n  type: object\r\n  properties:\r\n"
@@ -61,6 +63,7 @@ def test_bom_crlf_any_key_order_multiline_and_awk(make_skill):
 
 
 def test_folded_description_and_always_inject_body_and_permissions():
+    """Folded descriptions, the always-inject body before ## Tools, and permissions parse."""
     text = """---
 name: p
 description: d
@@ -92,6 +95,7 @@ Not part of the always-inject body.
 
 
 def test_knowledge_body_is_whole_body_and_tools_only_body_is_none():
+    """A knowledge skill's body is its whole text; a tools skill has no body."""
     k = parse_skill_text("---\nname: k\ndescription: d\ntriggers: x, y z\n---\n\n# K\n\n## Part\ntext\n", Path("/a/SKILL.MD"))
     assert k.body == "# K\n\n## Part\ntext" and k.triggers == ["x", "y z"] and k.kind == "knowledge"
     t = parse_skill_text("---\nname: t\ndescription: d\n---\nprose\n## Tools\n### a\ndescription: x\nentrypoint: bash:x\n", Path("/a/SKILL.MD"))
@@ -99,6 +103,7 @@ def test_knowledge_body_is_whole_body_and_tools_only_body_is_none():
 
 
 def test_mcp_transport_normalised_and_validated():
+    """The MCP transport 'http' becomes streamable_http; a missing url or command is an error."""
     s = parse_skill_text("---\nname: m\ndescription: d\nmcp_server:\n  transport: http\n  url: http://x/mcp\n---\n", Path("/a/SKILL.MD"))
     assert s.mcp_server.transport == "streamable_http" and s.kind == "mcp"
     errs = errors_of("---\nname: m\ndescription: d\nmcp_server:\n  transport: sse\n---\n")
@@ -108,6 +113,7 @@ def test_mcp_transport_normalised_and_validated():
 
 
 def test_agent_skills_format(tmp_path):
+    """An Agent Skills SKILL.md parses its own fields, lists resources and ignores triggers."""
     d = tmp_path / "ag"
     (d / "scripts").mkdir(parents=True)
     (d / "scripts" / "run.sh").write_text("echo\n")
@@ -121,6 +127,7 @@ def test_agent_skills_format(tmp_path):
 
 
 def test_birdie_file_without_birdie_fields_is_still_birdie():
+    """A SKILL.MD with only name and description is still in Birdie format."""
     s = parse_skill_text("---\nname: a\ndescription: b\n---\nhello\n", Path("/x/SKILL.MD"))
     assert s.format == "birdie" and s.body == "hello"
 
@@ -142,11 +149,13 @@ def test_birdie_file_without_birdie_fields_is_still_birdie():
     ("---\nname: x\ndescription: y\n---\n## Tools\n### t\ndescription: z\nentrypoint: ftp:foo\n", 8, "unknown entrypoint scheme 'ftp:'"),
 ])
 def test_broken_files_report_line_and_message(text, line, fragment):
+    """Each kind of broken skill file is reported with its line and a clear message."""
     errs = errors_of(text)
     assert any(e.line == line and fragment in e.message for e in errs), errs
 
 
 def test_bad_yaml_error_points_into_file():
+    """YAML errors in frontmatter or a tool block point at a line within the file."""
     errs = errors_of("---\nname: x\ndescription: y\ntags: [a, b\nversion: 1\n---\nbody\n")
     assert len(errs) == 1 and errs[0].message.startswith("YAML error in frontmatter")
     assert 4 <= errs[0].line <= 6
@@ -157,6 +166,7 @@ def test_bad_yaml_error_points_into_file():
 
 
 def test_duplicate_tool_names_and_multiple_errors_collected():
+    """All errors of a file are collected, duplicate tool names included, each with the path."""
     errs = errors_of("---\nname: x\n---\n## Tools\n### a\ndescription: 1\nentrypoint: bash:x\n"
                      "### a\ndescription: 2\nentrypoint: bash:y\n")
     msgs = [(e.line, e.message) for e in errs]
@@ -166,6 +176,7 @@ def test_duplicate_tool_names_and_multiple_errors_collected():
 
 
 def test_unreadable_and_non_utf8_files(tmp_path):
+    """Non-UTF-8, missing and directory paths raise SkillParseError; bad bytes give their line."""
     p = tmp_path / "SKILL.MD"
     p.write_bytes(b"---\nname: x\n\xff\xfe\n---\n")
     with pytest.raises(SkillParseError) as exc:
@@ -178,6 +189,7 @@ def test_unreadable_and_non_utf8_files(tmp_path):
 
 
 def test_yaml_alias_bombs_and_recursive_aliases_are_safe():
+    """A YAML alias bomb parses without blowing up, and a recursive alias is an error."""
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
     skill = parse_skill_text(f"---\nname: x\ndescription: d\nmetadata_blob:\n  {bomb.replace(chr(10), chr(10) + '  ')}\n---\n",

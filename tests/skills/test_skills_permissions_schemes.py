@@ -21,6 +21,7 @@ def parse(text: str):
 
 
 def test_permissions_as_a_birdie_list_of_capabilities():
+    """Birdie's list of capabilities under ## Permissions is read as capabilities, not rules."""
     # Verbatim shape of Birdie 0.1.5's filesystem skill: a list, then another section.
     skill = parse(TOOLS_HEAD + "### read_file\ndescription: Read.\nentrypoint: bash:cat {path}\n\n"
                   "## Permissions\n- local_shell\n- outbound_http\n\n## Examples\nUser: \"hi\"\n")
@@ -31,6 +32,7 @@ def test_permissions_as_a_birdie_list_of_capabilities():
 
 
 def test_permissions_as_a_mapping_keeps_rules_and_names_capabilities_by_key():
+    """A permissions mapping keeps its rules; keys that are switched on name capabilities."""
     skill = parse("---\nname: x\ndescription: d\n---\n## Permissions\n\nrequire_approval: [t]\n"
                   "network: outbound\nlocal_shell: true\ndisk: false\n")
     assert skill.permission_rules == {"require_approval": ["t"], "network": "outbound",
@@ -41,6 +43,7 @@ def test_permissions_as_a_mapping_keeps_rules_and_names_capabilities_by_key():
 
 
 def test_permissions_list_mixing_names_and_rules_and_repeated_sections():
+    """Permission lists mixing names and rules, over repeated sections, merge without repeats."""
     skill = parse("---\nname: x\ndescription: d\n---\n## Permissions\n```yaml\n- local_shell\n"
                   "- require_approval: true\n- local_shell\n```\n## Permissions\n- network\n")
     assert skill.permissions == ("local_shell", "network")
@@ -49,6 +52,7 @@ def test_permissions_list_mixing_names_and_rules_and_repeated_sections():
 
 
 def test_empty_permissions_and_check_json_keys_unchanged():
+    """An empty Permissions section gives nothing; to_dict keeps the skills check JSON keys."""
     skill = parse("---\nname: x\ndescription: d\n---\n## Permissions\n\n## Other\ntext\n")
     assert skill.permissions == () and skill.permission_rules == {}
     # DESIGN §3.1: `skills check --json` keys stay exactly these.
@@ -69,6 +73,7 @@ def test_empty_permissions_and_check_json_keys_unchanged():
     ("http:get", "entrypoint 'http:get' needs a URL"),
 ])
 def test_unknown_or_empty_entrypoints_are_load_errors_with_line(make_skill, skills_root, entrypoint, fragment):
+    """Unknown or incomplete entrypoints are load errors at the tool's line; others load."""
     make_skill("a_good", TOOLS_HEAD.replace("name: x", "name: good") + "### ok\ndescription: d\nentrypoint: bash:true\n")
     bad = make_skill("b_bad", TOOLS_HEAD + "### fine\ndescription: d\nentrypoint: python:m.f\n\n"
                      f"### broken\ndescription: d\nentrypoint: {entrypoint}\n")
@@ -85,18 +90,21 @@ def test_unknown_or_empty_entrypoints_are_load_errors_with_line(make_skill, skil
     "grpc:pkg.Service/Method", "container:alpine:3 echo hi",
 ])
 def test_known_schemes_still_load(entrypoint):
+    """Entrypoints with a known scheme, in any case, load unchanged."""
     skill = parse(TOOLS_HEAD + f"### t\ndescription: d\nentrypoint: {entrypoint}\n")
     assert skill.tools[0].entrypoint == entrypoint
 
 
 @pytest.mark.parametrize("entrypoint, scheme", [("grpc:pkg.Svc/Call", "grpc"), ("container:alpine", "container")])
 async def test_known_but_unsupported_schemes_fail_clearly_only_when_called(tmp_path, entrypoint, scheme):
+    """The grpc and container schemes load, and fail with a clear message only when called."""
     skill = parse(TOOLS_HEAD + f"### t\ndescription: d\nentrypoint: {entrypoint}\n")
     outcome = await run_entrypoint(skill.tools[0], {}, skill_dir=tmp_path)
     assert outcome.error and outcome.content == f"entrypoint scheme '{scheme}' is not supported by birdie-tui"
 
 
 def test_skills_check_exits_1_and_shows_the_unknown_scheme(make_skill, skills_root, capsys):
+    """Skills check exits 1 and shows an unknown scheme with its line, in text and JSON."""
     bad = make_skill("bad", TOOLS_HEAD + "### t\ndescription: d\nentrypoint: ftp:foo\n")
     assert cli_main(["skills", "check", str(skills_root)]) == 1
     out = capsys.readouterr().out

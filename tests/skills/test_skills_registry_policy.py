@@ -10,6 +10,7 @@ def _registry(make_skill, skills_root, simple_skill) -> SkillRegistry:
 
 
 def test_registry_lookups(make_skill, skills_root, simple_skill):
+    """The registry finds skills by name in any case and tools by name, and keeps load errors."""
     reg = _registry(make_skill, skills_root, simple_skill)
     assert reg.names() == ["Files", "Shell", "Weather"] and len(reg) == 3
     assert reg.get("shell").name == "Shell" and "FILES" in reg and "nope" not in reg
@@ -19,6 +20,7 @@ def test_registry_lookups(make_skill, skills_root, simple_skill):
 
 
 def test_registry_replace_swaps_everything(make_skill, skills_root, simple_skill):
+    """Replacing a registry's load result swaps its skills, tools and errors."""
     reg = _registry(make_skill, skills_root, simple_skill)
     reg.replace(LoadResult(errors=[SkillError("p", None, "m")]))
     assert len(reg) == 0 and reg.tool("run_it") is None and reg.skill_for_tool("run_it") is None
@@ -26,6 +28,7 @@ def test_registry_replace_swaps_everything(make_skill, skills_root, simple_skill
 
 
 def test_policy_resolution_order(make_skill, skills_root, simple_skill):
+    """A session's enable/disable lists, in any case, override each skill's default."""
     reg = _registry(make_skill, skills_root, simple_skill)
     files, shell, weather = reg.skills()
     policy = SkillPolicy()

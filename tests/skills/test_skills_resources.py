@@ -20,6 +20,7 @@ def agent_skill(tmp_path):
 
 
 def test_read_inside_folder(agent_skill):
+    """Files inside an agent skill's folder can be read, with long ones truncated."""
     assert read_skill_file(agent_skill, "references/r.md") == "R" * 50
     assert read_skill_file(agent_skill, "./references/../SKILL.md").startswith("---")
     assert read_skill_file(agent_skill, "references/r.md", max_chars=10).startswith("R" * 10 + "\n… [truncated: 40")
@@ -31,11 +32,13 @@ def test_read_inside_folder(agent_skill):
     ("nope.md", "does not exist"), ("", "no file"),
 ])
 def test_escapes_rejected(agent_skill, rel, fragment):
+    """Paths escaping the skill folder, absolute, missing or a folder are rejected."""
     with pytest.raises(ValueError, match=fragment):
         read_skill_file(agent_skill, rel)
 
 
 def test_bundled_agent_skill_resources(agent_skill):
+    """The bundled git-helper skill lists and reads its reference file."""
     (gh,) = [s for s in load_skills([bundled_skills_dir()]).skills if s.name == "git-helper"]
     assert "references/conventional-commits.md" in gh.resources
     assert "Conventional Commits" in read_skill_file(gh, "references/conventional-commits.md")

@@ -66,6 +66,7 @@ def polling(request):
 
 
 async def test_add_change_break_and_delete_are_reported(tmp_path, polling):
+    """The watcher reports a skill folder's creation, edits, breakage and deletion."""
     root = tmp_path / "skills"
     root.mkdir()
     async with Batches(root, force_polling=polling) as w:
@@ -88,6 +89,7 @@ async def test_add_change_break_and_delete_are_reported(tmp_path, polling):
 
 
 async def test_a_burst_of_fifty_skills_is_one_batch(tmp_path, polling):
+    """Fifty skills added at once arrive as one batch (rarely a few), not fifty."""
     root = tmp_path / "skills"
     root.mkdir()
     async with Batches(root, force_polling=polling) as w:
@@ -105,6 +107,7 @@ async def test_a_burst_of_fifty_skills_is_one_batch(tmp_path, polling):
 
 
 async def test_editor_droppings_and_caches_are_ignored(tmp_path):
+    """Swap files, backups, caches and .git changes trigger no batch; a real edit does."""
     root = tmp_path / "skills"
     (root / "notes" / "__pycache__").mkdir(parents=True)
     async with Batches(root) as w:
@@ -120,6 +123,7 @@ async def test_editor_droppings_and_caches_are_ignored(tmp_path):
 
 
 def test_path_filter_scope(tmp_path):
+    """The path filter accepts paths under skill roots, but not hidden, cache or swap paths."""
     root = tmp_path / "skills"
     accept = SkillPathFilter([root])
     assert accept(None, str(root / "a" / "SKILL.MD"))
@@ -132,6 +136,7 @@ def test_path_filter_scope(tmp_path):
 
 
 async def test_missing_directories_are_skipped_and_nothing_is_watched(tmp_path):
+    """Watching only missing folders yields no batches and ends."""
     batches = [b async for b in watch_skill_dirs([tmp_path / "nope"])]
     assert batches == []
 
@@ -178,6 +183,7 @@ async def test_polling_sees_two_saves_within_one_second(tmp_path):
 
 
 async def test_polling_can_be_forced_from_the_environment(tmp_path, monkeypatch):
+    """BIRDIE_WATCH_POLLING=1 uses the poller instead of the OS watcher."""
     def no_os_watcher(*paths, **kw):
         raise AssertionError("the OS watcher must not be used when polling is forced")
 

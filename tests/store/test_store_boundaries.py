@@ -9,6 +9,7 @@ FORBIDDEN = ("textual", "langgraph", "langchain")
 
 
 def test_store_imports_no_textual_or_langgraph() -> None:
+    """No module in birdie_tui.store imports a forbidden top-level package (Textual, LangGraph)."""
     offenders = []
     for path in Path(birdie_tui.store.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

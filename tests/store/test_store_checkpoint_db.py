@@ -26,6 +26,7 @@ def make_db(path: Path, rows: int = 400) -> Path:
 
 
 def test_missing_empty_and_healthy_files_are_fine(tmp_path: Path) -> None:
+    """A missing, zero-byte or healthy database file reports no problem."""
     assert database_problem(tmp_path / "none.db") is None
     (tmp_path / "empty.db").touch()
     assert database_problem(tmp_path / "empty.db") is None
@@ -33,12 +34,14 @@ def test_missing_empty_and_healthy_files_are_fine(tmp_path: Path) -> None:
 
 
 def test_garbage_is_not_a_database(tmp_path: Path) -> None:
+    """A file of random bytes is reported as not an SQLite database."""
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"\x00\xffnot sqlite at all" * 400)
     assert database_problem(bad) == "is not an SQLite database"
 
 
 def test_a_truncated_file_is_caught(tmp_path: Path) -> None:
+    """A database cut to half its size is reported as truncated."""
     db = make_db(tmp_path / "cut.db")
     data = db.read_bytes()
     db.write_bytes(data[: len(data) // 2])
@@ -47,6 +50,7 @@ def test_a_truncated_file_is_caught(tmp_path: Path) -> None:
 
 
 def test_damaged_pages_are_caught_by_the_quick_check(tmp_path: Path) -> None:
+    """Overwritten b-tree pages are reported as damaged by the quick check."""
     db = make_db(tmp_path / "scribbled.db")
     data = bytearray(db.read_bytes())
     page = int.from_bytes(data[16:18], "big")
@@ -58,6 +62,7 @@ def test_damaged_pages_are_caught_by_the_quick_check(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("companions", [(), ("-wal", "-shm", "-journal")])
 def test_check_moves_the_database_and_its_companions_aside(tmp_path: Path, companions) -> None:
+    """A bad database and its -wal/-shm/-journal files move aside together; one announced line."""
     db = tmp_path / "checkpoints.db"
     db.write_bytes(b"garbage" * 100)
     for suffix in companions:
@@ -77,6 +82,7 @@ def test_check_moves_the_database_and_its_companions_aside(tmp_path: Path, compa
 
 
 def test_check_leaves_a_healthy_database_alone(tmp_path: Path) -> None:
+    """A healthy database is neither moved nor reported."""
     db = make_db(tmp_path / "checkpoints.db")
     assert check_database(db) is None and db.exists()
 

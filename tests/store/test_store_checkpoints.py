@@ -39,6 +39,7 @@ def _rows(db: Path, table: str, thread_id: str) -> int:
 
 
 async def test_delete_removes_only_that_sessions_checkpoints(paths: BirdiePaths) -> None:
+    """Deleting a session drops its checkpoint rows only; another session still resumes."""
     store = SessionStore(paths, "alice")
     gone, kept = store.create(DAY), store.create(DAY)
     db = paths.checkpoints_db("alice")
@@ -62,6 +63,7 @@ async def test_delete_removes_only_that_sessions_checkpoints(paths: BirdiePaths)
 
 
 async def test_orphan_checkpoint_thread_is_not_reused(paths: BirdiePaths) -> None:
+    """An id with checkpoints but no JSON file is skipped when allocating a new session."""
     # History whose JSON went missing must not be attached to a brand-new session.
     paths.ensure_user_dir("alice")
     await _run(paths.checkpoints_db("alice"), "2026-04-29_1")
@@ -69,6 +71,7 @@ async def test_orphan_checkpoint_thread_is_not_reused(paths: BirdiePaths) -> Non
 
 
 def test_delete_without_db_or_tables(paths: BirdiePaths) -> None:
+    """Deleting a session works when checkpoints.db has no tables."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     sqlite3.connect(paths.checkpoints_db("alice")).close()  # empty db, no tables
@@ -77,6 +80,7 @@ def test_delete_without_db_or_tables(paths: BirdiePaths) -> None:
 
 
 def test_delete_waits_for_a_locked_db(paths: BirdiePaths) -> None:
+    """Deleting a session waits for a write lock on checkpoints.db instead of failing."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     db = paths.checkpoints_db("alice")

@@ -67,6 +67,7 @@ def _wait_ready(markers: list[Path], procs: list[subprocess.Popen[str]]) -> None
 
 @pytest.mark.parametrize("workers", [2, 4])
 def test_concurrent_processes_never_share_an_id(tmp_path: Path, workers: int) -> None:
+    """Processes creating sessions at once get distinct sequential ids; readers see no damage."""
     per_worker = 20
     home, go = tmp_path / "home", tmp_path / "go"
     markers = [tmp_path / f"ready-{i}" for i in range(workers + 1)]

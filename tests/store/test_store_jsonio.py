@@ -6,6 +6,7 @@ from birdie_tui.store import read_json, write_json_atomic
 
 
 def test_write_is_private_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    """Atomic JSON writes leave a 0600 file and no temporary files behind."""
     target = tmp_path / "x.json"
     write_json_atomic(target, {"a": 1, "ü": "ö"})
     write_json_atomic(target, {"a": 2})
@@ -15,12 +16,14 @@ def test_write_is_private_and_leaves_no_temp_files(tmp_path: Path) -> None:
 
 
 def test_missing_file_is_none_without_warning(tmp_path: Path) -> None:
+    """Reading a missing JSON file gives None and no warning."""
     warnings: list[str] = []
     assert read_json(tmp_path / "nope.json", on_corrupt=warnings.append) is None
     assert warnings == []
 
 
 def test_corrupt_file_is_moved_aside_with_warning(tmp_path: Path) -> None:
+    """Unparsable JSON is moved aside intact and a warning names where it went."""
     bad = tmp_path / "2026-01-01_1.json"
     bad.write_text('{"id": "2026-01-01_1", ')
     warnings: list[str] = []
@@ -34,6 +37,7 @@ def test_corrupt_file_is_moved_aside_with_warning(tmp_path: Path) -> None:
 
 
 def test_wrong_top_level_type_is_corrupt(tmp_path: Path) -> None:
+    """JSON that is not an object, or not text, counts as corrupt; each gets its own aside name."""
     f = tmp_path / "m.json"
     warnings: list[str] = []
     for content in ("[1, 2]", "null", '"text"', "\xff\xfe".encode("latin-1")):
@@ -49,6 +53,7 @@ def test_wrong_top_level_type_is_corrupt(tmp_path: Path) -> None:
 
 
 def test_valid_file_is_returned(tmp_path: Path) -> None:
+    """A valid JSON object file is read back as written."""
     f = tmp_path / "ok.json"
     write_json_atomic(f, {"k": [1, 2]})
     assert read_json(f, on_corrupt=lambda m: None) == {"k": [1, 2]}

@@ -4,6 +4,7 @@ from birdie_tui.store.logfile import LOG_NAME, log_to_file
 
 
 def test_warnings_go_to_the_log_file_not_the_terminal(tmp_path, capsys):
+    """Warnings go to the current log file only, never to stdout or stderr; setup is idempotent."""
     first, second = tmp_path / "a" / "logs", tmp_path / "b" / "logs"
     assert log_to_file(first, "birdie_tui.test_logfile") == first / LOG_NAME
     logger = logging.getLogger("birdie_tui.test_logfile.child")

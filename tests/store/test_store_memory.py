@@ -17,6 +17,7 @@ BIRDIE_015_MEMORY = {
 
 
 def test_add_writes_birdie_format(paths: BirdiePaths) -> None:
+    """Adding a note strips it and writes Birdie's memory.json format with id and timestamp."""
     mem = MemoryStore(paths, "alice")
     assert mem.entries() == []
     entry = mem.add("  prefers tea  ")
@@ -29,6 +30,7 @@ def test_add_writes_birdie_format(paths: BirdiePaths) -> None:
 
 
 def test_empty_note_rejected(paths: BirdiePaths) -> None:
+    """A blank note raises ValueError and writes no memory file."""
     mem = MemoryStore(paths, "alice")
     for text in ("", "   ", "\n\t"):
         with pytest.raises(ValueError):
@@ -37,6 +39,7 @@ def test_empty_note_rejected(paths: BirdiePaths) -> None:
 
 
 def test_reads_birdie_file_and_delete_by_id(paths: BirdiePaths) -> None:
+    """A Birdie 0.1.5 memory file is read, and an entry is deleted by its id."""
     paths.ensure_user_dir("alice")
     paths.memory_file("alice").write_text(json.dumps(BIRDIE_015_MEMORY, indent=2))
     mem = MemoryStore(paths, "alice")
@@ -50,6 +53,7 @@ def test_reads_birdie_file_and_delete_by_id(paths: BirdiePaths) -> None:
 
 @pytest.mark.parametrize("key", [2, "2", " 2 "])
 def test_delete_by_one_based_index(paths: BirdiePaths, key) -> None:
+    """A number (int or padded string) deletes the entry at that one-based position."""
     mem = MemoryStore(paths, "alice")
     first, second, third = mem.add("one"), mem.add("two"), mem.add("three")
     assert mem.delete(key) == second
@@ -58,6 +62,7 @@ def test_delete_by_one_based_index(paths: BirdiePaths, key) -> None:
 
 @pytest.mark.parametrize("key", [0, -1, 4, "0", "9", "nope", "", True])
 def test_delete_out_of_range_or_unknown(paths: BirdiePaths, key) -> None:
+    """An out-of-range index or unknown key deletes nothing and returns None."""
     mem = MemoryStore(paths, "alice")
     for text in ("one", "two", "three"):
         mem.add(text)
@@ -66,6 +71,7 @@ def test_delete_out_of_range_or_unknown(paths: BirdiePaths, key) -> None:
 
 
 def test_id_wins_over_index_for_numeric_ids(paths: BirdiePaths) -> None:
+    """A key matching an entry id deletes that entry before being read as an index."""
     paths.ensure_user_dir("alice")
     entries = [
         {"id": "00000002", "timestamp": "t", "content": "first"},
@@ -78,6 +84,7 @@ def test_id_wins_over_index_for_numeric_ids(paths: BirdiePaths) -> None:
 
 
 def test_unknown_entries_and_keys_survive_rewrite(paths: BirdiePaths) -> None:
+    """Entries without content and unknown top-level keys are kept when the file is rewritten."""
     paths.ensure_user_dir("alice")
     odd = {"id": "x", "kind": "image", "ref": "cat.png"}  # no content: not shown, not dropped
     data = {"user_id": "alice", "entries": [odd, BIRDIE_015_MEMORY["entries"][0]], "version": 2}
@@ -92,6 +99,7 @@ def test_unknown_entries_and_keys_survive_rewrite(paths: BirdiePaths) -> None:
 
 
 def test_corrupt_memory_moved_aside_and_app_continues(paths: BirdiePaths) -> None:
+    """Corrupt memory.json is moved aside with a warning; memory and sessions keep working."""
     sessions = SessionStore(paths, "alice")
     meta = sessions.create()
     paths.memory_file("alice").write_text('{"user_id": "alice", "entries": [')
@@ -107,6 +115,7 @@ def test_corrupt_memory_moved_aside_and_app_continues(paths: BirdiePaths) -> Non
 
 
 def test_entries_not_a_list_is_treated_as_empty(paths: BirdiePaths) -> None:
+    """A non-list `entries` value reads as no entries and adding still works."""
     paths.ensure_user_dir("alice")
     paths.memory_file("alice").write_text('{"user_id": "alice", "entries": "oops"}')
     mem = MemoryStore(paths, "alice")

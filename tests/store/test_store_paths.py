@@ -20,6 +20,7 @@ BAD_NAMES = ["../x", "a/b", "", "..", ".", "/etc", "-rf", "a\\b", "a b", "a..b",
 
 
 def test_layout_matches_birdie(home: Path) -> None:
+    """Home, session, memory, checkpoint, settings, logs and skills paths match Birdie's layout."""
     p = BirdiePaths(home)
     assert p.sessions_root == home / "sessions"
     assert p.user_dir("alice") == home / "sessions" / "alice"
@@ -32,6 +33,7 @@ def test_layout_matches_birdie(home: Path) -> None:
 
 
 def test_from_env(tmp_path: Path) -> None:
+    """BIRDIE_HOME and BIRDIE_SETTINGS_FILE set the paths; the default is ~/.birdie, expanded."""
     p = BirdiePaths.from_env({"BIRDIE_HOME": str(tmp_path / "h")})
     assert p.home == tmp_path / "h"
     p = BirdiePaths.from_env({"BIRDIE_HOME": str(tmp_path), "BIRDIE_SETTINGS_FILE": str(tmp_path / "s.json")})
@@ -42,6 +44,7 @@ def test_from_env(tmp_path: Path) -> None:
 
 
 def test_ensure_user_dir_is_private(paths: BirdiePaths, home: Path) -> None:
+    """The home, sessions and user folders are created 0700, and creating twice is harmless."""
     d = paths.ensure_user_dir("alice")
     assert d.is_dir()
     for created in (home, home / "sessions", d):
@@ -51,22 +54,26 @@ def test_ensure_user_dir_is_private(paths: BirdiePaths, home: Path) -> None:
 
 @pytest.mark.parametrize("name", BAD_NAMES)
 def test_bad_user_names_rejected(name: str) -> None:
+    """Unsafe user names raise InvalidName."""
     with pytest.raises(InvalidName):
         validate_user(name)
 
 
 @pytest.mark.parametrize("name", ["alice", "Bob.Smith", "u_1-x", "7", "a" * 64])
 def test_good_user_names(name: str) -> None:
+    """Plain user names of letters, digits, dots, dashes and underscores are accepted as-is."""
     assert validate_user(name) == name
 
 
 @pytest.mark.parametrize("sid", ["../x", "a/b", "", "..", "2026-01-01", "2026-01-01_", "2026-01-01_1/../x", "x_1"])
 def test_bad_session_ids_rejected(sid: str) -> None:
+    """Session ids not of the form YYYY-MM-DD_N raise InvalidName."""
     with pytest.raises(InvalidName):
         validate_session_id(sid)
 
 
 def test_invalid_name_is_value_error_with_clear_message() -> None:
+    """InvalidName is a ValueError whose message says what a valid name looks like."""
     with pytest.raises(ValueError, match="invalid user name"):
         validate_user("../x")
     with pytest.raises(ValueError, match="YYYY-MM-DD_N"):
@@ -74,6 +81,7 @@ def test_invalid_name_is_value_error_with_clear_message() -> None:
 
 
 def test_traversal_never_writes_outside_home(tmp_path: Path) -> None:
+    """Traversal names are rejected by every store entry point; nothing is written outside home."""
     home = tmp_path / "home"
     paths = BirdiePaths(home)
     before = set(tmp_path.rglob("*"))
@@ -95,6 +103,7 @@ def test_traversal_never_writes_outside_home(tmp_path: Path) -> None:
 
 @given(st.text(max_size=80))
 def test_any_accepted_user_stays_inside_sessions_root(name: str) -> None:
+    """Any user name that is accepted maps to a normalised folder directly under sessions/."""
     paths = BirdiePaths(Path("/nonexistent/home"))
     try:
         d = paths.user_dir(name)
@@ -105,6 +114,7 @@ def test_any_accepted_user_stays_inside_sessions_root(name: str) -> None:
 
 
 def test_default_user_sanitised() -> None:
+    """The default user comes from $USER, made safe, falling back to 'default'."""
     assert default_user({"USER": "alice"}) == "alice"
     assert default_user({"USER": "alice smith"}) == "alice_smith"
     assert default_user({"USER": "../../etc"}) == "etc"

@@ -16,6 +16,7 @@ def _listen():
 
 
 def test_announce_reaches_listeners_and_the_log_file(paths: BirdiePaths) -> None:
+    """Announcements reach every listener despite a failing one, and are logged to the file."""
     heard, remove = _listen()
     other: list[str] = []
 
@@ -39,6 +40,7 @@ def test_announce_reaches_listeners_and_the_log_file(paths: BirdiePaths) -> None
 
 
 def test_announce_from_a_worker_thread(paths: BirdiePaths) -> None:
+    """An announcement made from a worker thread reaches the listeners."""
     heard, remove = _listen()
     try:
         worker = threading.Thread(target=announce, args=("from a thread",),
@@ -51,6 +53,7 @@ def test_announce_from_a_worker_thread(paths: BirdiePaths) -> None:
 
 
 def test_corrupt_session_file_is_announced_when_moved(paths: BirdiePaths) -> None:
+    """A corrupt session file is announced with where it was moved, matching store.warnings."""
     store = SessionStore(paths, "alice")
     meta = store.create(date(2026, 4, 29))
     path = paths.session_file("alice", meta.id)
@@ -70,6 +73,7 @@ def test_corrupt_session_file_is_announced_when_moved(paths: BirdiePaths) -> Non
 
 
 def test_corrupt_memory_and_settings_are_announced(paths: BirdiePaths) -> None:
+    """Corrupt memory and settings files are each announced once, matching their warnings."""
     paths.ensure_user_dir("alice")
     paths.memory_file("alice").write_text("[1, 2")
     paths.settings_file.write_text("not json")
@@ -87,6 +91,7 @@ def test_corrupt_memory_and_settings_are_announced(paths: BirdiePaths) -> None:
 
 
 def test_saving_over_a_corrupt_settings_file_is_announced_too(paths: BirdiePaths) -> None:
+    """Saving settings over a corrupt settings file moves it aside and announces that."""
     from birdie_tui.store import Settings
 
     paths.home.mkdir(parents=True)

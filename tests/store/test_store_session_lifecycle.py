@@ -20,6 +20,7 @@ def _touch(store: SessionStore, meta: SessionMeta) -> SessionMeta:
 
 
 def test_deleting_the_newest_session_never_hands_its_id_out_again(paths: BirdiePaths) -> None:
+    """Deleting the newest session leaves a tombstone so its id is never allocated again."""
     store = SessionStore(paths, "alice")
     metas = [_touch(store, store.create(DAY)) for _ in range(3)]
     assert store.delete(metas[2].id) is True
@@ -35,6 +36,7 @@ def test_deleting_the_newest_session_never_hands_its_id_out_again(paths: BirdieP
 
 
 def test_deleting_every_session_still_never_reuses_ids(paths: BirdiePaths) -> None:
+    """Deleting every session of a day still allocates the next id after them."""
     store = SessionStore(paths, "alice")
     for meta in [store.create(DAY), store.create(DAY)]:
         store.delete(meta.id)
@@ -43,6 +45,7 @@ def test_deleting_every_session_still_never_reuses_ids(paths: BirdiePaths) -> No
 
 
 def test_provisional_session_touches_nothing_until_created(paths: BirdiePaths) -> None:
+    """A provisional session writes nothing until created, then keeps its id, title and grants."""
     store = SessionStore(paths, "alice")
     _touch(store, store.create(DAY))
     before = _files(paths)
@@ -58,6 +61,7 @@ def test_provisional_session_touches_nothing_until_created(paths: BirdiePaths) -
 
 
 def test_provisional_id_taken_meanwhile_gets_the_next_free_one(paths: BirdiePaths) -> None:
+    """A provisional id claimed by another process meanwhile moves to the next free id."""
     mine = SessionStore(paths, "alice").provisional(DAY)
     theirs = SessionStore(paths, "alice").create(DAY)  # another process won the race
     assert theirs.id == mine.id == "2026-04-29_1"
@@ -76,6 +80,7 @@ def _add_thread(paths: BirdiePaths, thread_id: str) -> None:
 
 
 def test_empty_sessions_are_not_listed_unless_asked(paths: BirdiePaths) -> None:
+    """Sessions without turns, title or history are left out of list() and latest() by default."""
     store = SessionStore(paths, "alice")
     talked = _touch(store, store.create(DAY))      # _1: has turns
     store.create(DAY)                               # _2: empty
@@ -94,6 +99,7 @@ def test_empty_sessions_are_not_listed_unless_asked(paths: BirdiePaths) -> None:
 
 
 def test_unreadable_checkpoints_db_keeps_empty_looking_sessions_listed(paths: BirdiePaths) -> None:
+    """If checkpoints.db cannot be read, sessions that look empty are listed anyway."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     paths.checkpoints_db("alice").write_bytes(b"garbage, not sqlite" * 10)
@@ -102,6 +108,7 @@ def test_unreadable_checkpoints_db_keeps_empty_looking_sessions_listed(paths: Bi
 
 
 def test_latest_is_none_when_every_session_is_empty(paths: BirdiePaths) -> None:
+    """No latest session is named while every session is empty."""
     store = SessionStore(paths, "alice")
     assert store.latest() is None
     store.create(DAY)
@@ -109,6 +116,7 @@ def test_latest_is_none_when_every_session_is_empty(paths: BirdiePaths) -> None:
 
 
 def test_retry_carry_round_trips_and_joins_the_next_log_entry(paths: BirdiePaths) -> None:
+    """The retry carry is saved and reloaded, then folded into the next token log entry."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     meta.retry_carry = {"input": 7, "output": 3}

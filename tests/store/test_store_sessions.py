@@ -20,6 +20,7 @@ BIRDIE_015_SESSION = {
 
 
 def test_ids_are_sequential_per_date(paths: BirdiePaths) -> None:
+    """Session ids count up from 1 separately for each date."""
     store = SessionStore(paths, "alice")
     assert [store.create(DAY).id for _ in range(3)] == ["2026-04-29_1", "2026-04-29_2", "2026-04-29_3"]
     assert store.create(date(2026, 4, 30)).id == "2026-04-30_1"
@@ -27,6 +28,7 @@ def test_ids_are_sequential_per_date(paths: BirdiePaths) -> None:
 
 
 def test_create_writes_initial_json(paths: BirdiePaths) -> None:
+    """Creating a session writes a JSON file with ids, zero counters and an aware timestamp."""
     meta = SessionStore(paths, "alice").create(DAY)
     data = json.loads(paths.session_file("alice", meta.id).read_text())
     assert data["id"] == meta.id and data["user_id"] == "alice"
@@ -37,12 +39,14 @@ def test_create_writes_initial_json(paths: BirdiePaths) -> None:
 
 
 def test_create_defaults_to_today(paths: BirdiePaths) -> None:
+    """Creating a session without a date uses today's date."""
     before = date.today()
     meta = SessionStore(paths, "alice").create()
     assert meta.id in {f"{before.isoformat()}_1", f"{date.today().isoformat()}_1"}
 
 
 def test_numeric_ordering_newest_first(paths: BirdiePaths) -> None:
+    """Sessions list newest first, with numeric (not string) ordering of the per-day counter."""
     store = SessionStore(paths, "alice")
     for _ in range(10):
         store.create(DAY)
@@ -58,6 +62,7 @@ def test_numeric_ordering_newest_first(paths: BirdiePaths) -> None:
 
 
 def test_max_plus_one_not_count_plus_one(paths: BirdiePaths) -> None:
+    """The next id is the highest existing number plus one, not the file count plus one."""
     store = SessionStore(paths, "alice")
     paths.ensure_user_dir("alice")
     for sid in ("2026-04-29_2", "2026-04-29_10"):
@@ -66,6 +71,7 @@ def test_max_plus_one_not_count_plus_one(paths: BirdiePaths) -> None:
 
 
 def test_list_skips_non_session_files(paths: BirdiePaths) -> None:
+    """Listing ignores memory, checkpoint and other non-session files without warnings."""
     store = SessionStore(paths, "alice")
     store.create(DAY)
     d = paths.user_dir("alice")
@@ -79,6 +85,7 @@ def test_list_skips_non_session_files(paths: BirdiePaths) -> None:
 
 
 def test_empty_store(paths: BirdiePaths) -> None:
+    """A user with no sessions lists nothing, loads nothing and deletes nothing."""
     store = SessionStore(paths, "nobody")
     assert store.list() == [] and store.latest() is None
     assert store.load("2026-04-29_1") is None and not store.exists("2026-04-29_1")
@@ -86,6 +93,7 @@ def test_empty_store(paths: BirdiePaths) -> None:
 
 
 def test_birdie_015_session_loads_and_keeps_keys(paths: BirdiePaths) -> None:
+    """A Birdie 0.1.5 session file loads, and saving keeps its values and unknown keys."""
     paths.ensure_user_dir("alice")
     path = paths.session_file("alice", "2026-04-29_1")
     path.write_text(json.dumps({**BIRDIE_015_SESSION, "pinned": True, "future": {"x": [1]}}, indent=2))
@@ -111,6 +119,7 @@ def test_birdie_015_session_loads_and_keeps_keys(paths: BirdiePaths) -> None:
 
 
 def test_from_dict_tolerates_wrong_types() -> None:
+    """SessionMeta.from_dict coerces or drops wrongly typed fields instead of failing."""
     meta = SessionMeta.from_dict(
         {
             "id": 5,
@@ -135,11 +144,13 @@ def test_from_dict_tolerates_wrong_types() -> None:
 
 
 def test_round_trip_to_dict() -> None:
+    """SessionMeta survives a to_dict/from_dict round trip unchanged."""
     meta = SessionMeta(id="2026-04-29_3", user_id="bob", title="Hi", turns=2, extra={"k": 1})
     assert SessionMeta.from_dict(meta.to_dict()) == meta
 
 
 def test_record_turn_and_token_log_cap(paths: BirdiePaths) -> None:
+    """Recorded turns add up turns and tokens; the log keeps the last TOKEN_LOG_LIMIT entries."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     for i in range(TOKEN_LOG_LIMIT + 5):
@@ -154,6 +165,7 @@ def test_record_turn_and_token_log_cap(paths: BirdiePaths) -> None:
 
 
 def test_set_title(paths: BirdiePaths) -> None:
+    """Setting a title collapses its whitespace, and a blank title clears it."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     store.set_title(meta, "  Plan   the\ntrip ")
@@ -163,6 +175,7 @@ def test_set_title(paths: BirdiePaths) -> None:
 
 
 def test_save_updates_updated_at(paths: BirdiePaths) -> None:
+    """Saving a session stamps a fresh updated_at and persists the changed fields."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     meta.updated_at = "2000-01-01T00:00:00+00:00"
@@ -173,6 +186,7 @@ def test_save_updates_updated_at(paths: BirdiePaths) -> None:
 
 
 def test_corrupt_session_moved_aside_and_others_still_listed(paths: BirdiePaths) -> None:
+    """A corrupt session file is moved aside with a warning, and its id is never reused."""
     store = SessionStore(paths, "alice")
     for _ in range(3):
         store.create(DAY)
@@ -189,6 +203,7 @@ def test_corrupt_session_moved_aside_and_others_still_listed(paths: BirdiePaths)
 
 
 def test_load_corrupt_returns_none_with_warning(paths: BirdiePaths) -> None:
+    """Loading a session file that is not an object returns None with one warning."""
     store = SessionStore(paths, "alice")
     meta = store.create(DAY)
     paths.session_file("alice", meta.id).write_text("[]")
@@ -197,6 +212,7 @@ def test_load_corrupt_returns_none_with_warning(paths: BirdiePaths) -> None:
 
 
 def test_freshly_claimed_empty_file_is_not_corrupt(paths: BirdiePaths) -> None:
+    """A fresh empty session file is another process's claim; a stale one is corrupt."""
     # Another process has claimed the id but not written it yet.
     store = SessionStore(paths, "alice")
     paths.ensure_user_dir("alice")
@@ -212,12 +228,14 @@ def test_freshly_claimed_empty_file_is_not_corrupt(paths: BirdiePaths) -> None:
 
 
 def test_users_are_separate(paths: BirdiePaths) -> None:
+    """Each user has their own sessions and id sequence."""
     a, b = SessionStore(paths, "alice"), SessionStore(paths, "bob")
     a.create(DAY)
     assert b.list() == [] and b.create(DAY).id == "2026-04-29_1"
 
 
 def test_delete_removes_json(paths: BirdiePaths) -> None:
+    """Deleting a session removes its file and leaves the others."""
     store = SessionStore(paths, "alice")
     m1, m2 = store.create(DAY), store.create(DAY)
     assert store.delete(m1.id) is True

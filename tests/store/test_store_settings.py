@@ -9,6 +9,7 @@ from birdie_tui.store import BirdiePaths, Settings, load_settings, save_settings
 
 
 def test_defaults_when_missing(paths: BirdiePaths) -> None:
+    """Without a settings file the defaults are used, without warnings."""
     settings, warnings = load_settings(paths)
     assert settings == Settings() and warnings == []
     assert settings.theme == "birdie-dark" and settings.tool_output == "full"
@@ -16,6 +17,7 @@ def test_defaults_when_missing(paths: BirdiePaths) -> None:
 
 
 def test_round_trip(paths: BirdiePaths) -> None:
+    """Saved settings load back equal, in a 0600 file inside a 0700 home."""
     s = Settings(theme="birdie-light", tool_output="short", keymap={"ctrl+k": "palette"}, last_user="alice")
     save_settings(paths, s)
     assert stat.S_IMODE(paths.settings_file.stat().st_mode) == 0o600
@@ -24,6 +26,7 @@ def test_round_trip(paths: BirdiePaths) -> None:
 
 
 def test_corrupt_settings_fall_back_to_defaults(paths: BirdiePaths) -> None:
+    """Unparsable settings.json is moved aside with a warning and defaults are used."""
     paths.home.mkdir(parents=True)
     paths.settings_file.write_text("{theme: nope")
     settings, warnings = load_settings(paths)
@@ -35,6 +38,7 @@ def test_corrupt_settings_fall_back_to_defaults(paths: BirdiePaths) -> None:
 
 
 def test_invalid_value_keeps_the_rest(paths: BirdiePaths) -> None:
+    """An invalid value falls back to its default with a warning; valid values are kept."""
     paths.home.mkdir(parents=True)
     paths.settings_file.write_text(json.dumps({"theme": "x", "tool_output": "loud", "keymap": {"a": 1}}))
     settings, warnings = load_settings(paths)
@@ -44,6 +48,7 @@ def test_invalid_value_keeps_the_rest(paths: BirdiePaths) -> None:
 
 
 def test_unknown_keys_ignored_on_load_and_kept_on_save(paths: BirdiePaths) -> None:
+    """Unknown settings keys are ignored on load and written back on save."""
     paths.home.mkdir(parents=True)
     paths.settings_file.write_text(json.dumps({"theme": "x", "from_the_future": [1, 2]}))
     settings, warnings = load_settings(paths)
@@ -54,6 +59,7 @@ def test_unknown_keys_ignored_on_load_and_kept_on_save(paths: BirdiePaths) -> No
 
 
 def test_settings_file_env_override(tmp_path: Path) -> None:
+    """BIRDIE_SETTINGS_FILE moves the settings file outside BIRDIE_HOME."""
     target = tmp_path / "elsewhere" / "my-settings.json"
     paths = BirdiePaths.from_env({"BIRDIE_HOME": str(tmp_path / "home"), "BIRDIE_SETTINGS_FILE": str(target)})
     save_settings(paths, Settings(theme="t"))
@@ -62,6 +68,7 @@ def test_settings_file_env_override(tmp_path: Path) -> None:
 
 
 def test_model_validates_assignment() -> None:
+    """Assigning an invalid value to a Settings field raises ValidationError."""
     s = Settings()
     with pytest.raises(ValidationError):
         s.tool_output = "loud"  # type: ignore[assignment]

@@ -12,6 +12,7 @@ from .loopback import Reply
 
 
 def test_missing_key_is_one_line_at_start(monkeypatch, capsys):
+    """Running --print with a vendor but no key exits 2 with one line on stderr."""
     monkeypatch.setenv("LLM_VENDOR", "anthropic")
     assert main(["--print", "hi"]) == 2
     out, err = capsys.readouterr()
@@ -20,6 +21,7 @@ def test_missing_key_is_one_line_at_start(monkeypatch, capsys):
 
 
 def test_env_vars_configure_openai(server, monkeypatch, capsys):
+    """Environment variables point --print at an OpenAI-compatible server and model."""
     server.script(VENDORS["openai"].reply(["Hello ", "from env"]))
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
@@ -30,6 +32,7 @@ def test_env_vars_configure_openai(server, monkeypatch, capsys):
 
 
 def test_inline_json_configures_mistral(server, monkeypatch, capsys):
+    """LLM_PROVIDER_CONFIG configures Mistral's model and tuning for --print."""
     server.script(VENDORS["mistral"].reply(["Bonjour"]))
     monkeypatch.setenv("LLM_PROVIDER_CONFIG", json.dumps({
         "vendor": "mistral", "model": "mistral-small-latest", "api_key": SECRET,
@@ -44,6 +47,7 @@ def test_inline_json_configures_mistral(server, monkeypatch, capsys):
 
 
 def test_config_file_configures_anthropic(server, tmp_path, capsys):
+    """A --config file configures Anthropic for --print."""
     server.script(VENDORS["anthropic"].reply(["From a file"]))
     path = tmp_path / "provider.json"
     path.write_text(json.dumps({"vendor": "anthropic", "model": "claude-haiku-4-5",
@@ -53,6 +57,7 @@ def test_config_file_configures_anthropic(server, tmp_path, capsys):
 
 
 def test_provider_error_mid_turn_is_one_line(server, monkeypatch, capsys):
+    """A provider auth error mid-turn exits 1 with one line that never shows the key."""
     server.script(Reply.error(401, {"error": {"message": f"Incorrect API key: {SECRET}"}}))
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")

@@ -34,6 +34,7 @@ async def failure(model) -> str:
 
 
 async def test_context_too_long(vendor, server):
+    """A context-length 400 from any vendor says the conversation is too long and what to do."""
     server.script(vendor.error(400, CONTEXT_MESSAGES[vendor.name]))
     line = await failure(model_for(vendor, vendor.config(server)))
     assert line == (f"{vendor.name}: the conversation is too long for {vendor.model}'s "
@@ -41,6 +42,7 @@ async def test_context_too_long(vendor, server):
 
 
 async def test_other_bad_request_quotes_the_server(vendor, server):
+    """Another 400 quotes the server's message."""
     server.script(vendor.error(400, "tools[0].name: String should match pattern"))
     line = await failure(model_for(vendor, vendor.config(server)))
     assert line == (f"{vendor.name}: request rejected (400): "
@@ -48,6 +50,7 @@ async def test_other_bad_request_quotes_the_server(vendor, server):
 
 
 async def test_network_down(vendor, server):
+    """An unreachable server is one line naming the host and suggesting /retry."""
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -58,12 +61,14 @@ async def test_network_down(vendor, server):
 
 
 async def test_timeout(vendor, server):
+    """A reply slower than the timeout is one line suggesting /retry."""
     server.script(Reply(events=vendor.stream(["late"], []), delay=1.0))
     line = await failure(model_for(vendor, vendor.config(server, timeout=0.2), max_retries=0))
     assert line == f"{vendor.name}: no answer within 0.2s (timeout) — /retry runs the turn again"
 
 
 async def test_overloaded_event_mid_stream_is_a_server_error(server):
+    """Anthropic's overloaded error event inside a 200 stream becomes a server error."""
     # Anthropic can answer 200 and then send an `error` event inside the stream.
     vendor = VENDORS["anthropic"]
     events = vendor.stream(["Hel"], [])[:3]
@@ -95,17 +100,20 @@ class FakeStatusError(Exception):
      "/retry runs the turn again"),
 ])
 def test_status_classification(status, body, expected):
+    """HTTP 403, 404, 429 and 5xx errors map to specific one-line messages."""
     error = classify_error(FakeStatusError(status, body), vendor="openai", model="gpt-9",
                            key_hint="OPENAI_API_KEY")
     assert str(error) == expected and error.status == status
 
 
 def test_unknown_exception_is_still_one_line():
+    """An unexpected exception still becomes one line with its type."""
     error = classify_error(RuntimeError("first line\nsecond line"), vendor="mistral")
     assert str(error) == "mistral: RuntimeError: first line"
 
 
 def test_secrets_are_scrubbed():
+    """API keys are scrubbed from error lines, and key-like strings are redacted."""
     exc = FakeStatusError(400, {"error": {"message": f"bad header Bearer {SECRET}"}})
     line = str(classify_error(exc, vendor="openai", secret=SECRET))
     assert SECRET not in line and "***" in line

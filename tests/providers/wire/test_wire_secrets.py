@@ -21,6 +21,7 @@ def files_under(root: Path) -> list[Path]:
 
 def test_no_trace_of_the_key_under_birdie_home(server, skills_dir, isolated_home, monkeypatch,
                                                capsys):
+    """After turns, errors, --print and exports on every vendor, no file or output has the key."""
     session_ids: list[str] = []
 
     async def sessions() -> None:

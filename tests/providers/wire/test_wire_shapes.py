@@ -27,6 +27,7 @@ def openai_reply(*text: str, **kw) -> Reply:
 
 
 async def test_azure_deployment_url_and_api_version(server):
+    """Azure requests go to the deployment URL with api-version, the api-key header, usage."""
     server.script(openai_reply("from azure"))
     config = ProviderConfig(vendor="azure", model="my-gpt4o-deploy", api_key=SECRET,
                             base_url=server.url, api_version="2024-10-21")
@@ -40,6 +41,7 @@ async def test_azure_deployment_url_and_api_version(server):
 
 
 async def test_azure_full_deployment_url_and_old_api_version(server):
+    """A full Azure deployment URL works; an old api-version sends no stream_options."""
     # An api-version from before streamed usage: no stream_options, usage estimated instead.
     server.script(openai_reply("older", include_usage=False))
     config = ProviderConfig(vendor="azure", model="dep", api_key=SECRET,
@@ -54,6 +56,7 @@ async def test_azure_full_deployment_url_and_old_api_version(server):
 
 
 async def test_gemini_uses_its_openai_compatible_endpoint(server):
+    """Gemini uses its OpenAI-compatible endpoint with a bearer key and max_tokens."""
     model = create_chat_model(ProviderConfig(vendor="gemini", model="gemini-2.5-flash",
                                              api_key=SECRET))
     assert str(model._client.base_url) == GEMINI_OPENAI_URL
@@ -69,6 +72,7 @@ async def test_gemini_uses_its_openai_compatible_endpoint(server):
 
 
 async def test_ollama_default_url_and_no_key(server):
+    """Ollama defaults to localhost:11434 and sends a placeholder key."""
     local = create_chat_model(resolve_provider_config({"LLM_VENDOR": "ollama"}))
     assert str(local._client.base_url) == "http://localhost:11434/v1/"
     server.script(openai_reply("llama here"))
@@ -82,6 +86,7 @@ async def test_ollama_default_url_and_no_key(server):
 
 
 async def test_openai_parameters(server):
+    """OpenAI gets max_completion_tokens, and temperature only for non-reasoning models."""
     server.script(openai_reply("a"), openai_reply("b"))
     base = {"vendor": "openai", "api_key": SECRET, "base_url": f"{server.url}/v1",
             "max_tokens": 100, "temperature": 0.3}
@@ -93,6 +98,7 @@ async def test_openai_parameters(server):
 
 
 async def test_anthropic_request_fields(server):
+    """Anthropic gets joined system prompts, max_tokens, cache control and content blocks."""
     server.script(Reply(events=frames.anthropic_stream(["ok"])))
     config = VENDORS["anthropic"].config(server, max_tokens=300)
     await create_chat_model(config).ainvoke([SystemMessage("be brief"), SystemMessage("extra"),
@@ -104,6 +110,7 @@ async def test_anthropic_request_fields(server):
 
 
 async def test_mistral_base_url_with_v1_suffix(server):
+    """A Mistral base URL ending in /v1 is not doubled."""
     server.script(Reply(events=frames.mistral_stream(["bonjour"])))
     config = VENDORS["mistral"].config(server, base_url=f"{server.url}/v1")
     assert (await create_chat_model(config).ainvoke(HI)).content == "bonjour"
@@ -111,6 +118,7 @@ async def test_mistral_base_url_with_v1_suffix(server):
 
 
 def test_images_and_unknown_blocks_become_a_note():
+    """Image and unknown content blocks become an omitted-content note for every vendor."""
     content = [{"type": "text", "text": "look: "},
                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
                {"type": "audio", "data": "..."}]
@@ -124,6 +132,7 @@ def test_images_and_unknown_blocks_become_a_note():
 
 
 def test_anthropic_conversion_merges_tool_results_and_fills_empty_text():
+    """Anthropic conversion merges tool results, remaps bad ids and fills empty text."""
     history = [
         HumanMessage("go"),
         AIMessage("", tool_calls=[{"name": "a", "args": {}, "id": "call:1/x"},
@@ -145,6 +154,7 @@ def test_anthropic_conversion_merges_tool_results_and_fills_empty_text():
 
 
 def test_mistral_ids_are_nine_alphanumerics_and_deterministic():
+    """Tool call ids for Mistral are nine deterministic alphanumerics, mapped back on return."""
     for original in ("call_abc123", "toolu_01A09q90qw90lq917835lq9", "abcdefghi", ""):
         new = mistral_id(original)
         assert re.fullmatch(r"[A-Za-z0-9]{9}", new) and mistral_id(original) == new
@@ -158,6 +168,7 @@ def test_mistral_ids_are_nine_alphanumerics_and_deterministic():
 
 
 async def test_session_started_on_openai_continues_on_mistral_and_anthropic(server, skills_dir):
+    """A session with tool calls moves from OpenAI to Mistral to Anthropic with valid ids."""
     echo = ("call_openai_0001", "echo_text", '{"text": "from openai"}')
     server.script(VENDORS["openai"].reply([], [echo]), VENDORS["openai"].reply(["done"]),
                   VENDORS["mistral"].reply(["continued"]), VENDORS["mistral"].reply(["again"]),

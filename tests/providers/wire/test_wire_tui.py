@@ -35,6 +35,7 @@ def notices(app) -> str:
 
 
 async def test_model_command_lists_and_switches(server, skills_dir):
+    """The /model command lists keyed vendors and switches; a vendor without a key is refused."""
     app = app_with(skills_dir, LLM_VENDOR="offline", OPENAI_API_KEY=SECRET,
                    OPENAI_BASE_URL=f"{server.url}/v1")
     server.script(VENDORS["openai"].reply(["Hi ", "from ", "the wire"]))
@@ -70,6 +71,7 @@ async def test_model_command_lists_and_switches(server, skills_dir):
 
 
 async def test_retry_after_a_server_error(server, skills_dir):
+    """After a server error, /retry in the TUI reruns the turn and counts it once."""
     vendor = VENDORS["anthropic"]
     server.script(*[vendor.error(500, "boom", **FAST)] * 3, vendor.reply(["second ", "time"]))
     app = app_with(skills_dir, LLM_PROVIDER_CONFIG=json.dumps({
@@ -91,6 +93,7 @@ async def test_retry_after_a_server_error(server, skills_dir):
 
 
 async def test_missing_key_at_start_is_one_line_and_runs_offline(skills_dir):
+    """A missing key at TUI start shows one line and falls back to the offline model."""
     app = app_with(skills_dir, LLM_VENDOR="mistral")
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot, app)

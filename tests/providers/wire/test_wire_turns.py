@@ -44,6 +44,7 @@ def call_ids(vendor: str, body: dict) -> list[str]:
 
 
 async def test_text_streams_token_by_token(vendor, server, make_engine):
+    """Each vendor's text stream arrives token by token with one usage and the right request."""
     server.script(vendor.reply(["Hel", "lo, ", "world", "!"]))
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hello")
@@ -72,6 +73,7 @@ async def test_text_streams_token_by_token(vendor, server, make_engine):
 
 
 async def test_tool_call_round_trip(vendor, server, make_engine):
+    """A tool call round trip works in each vendor's wire format, leaving a valid history."""
     server.script(vendor.reply(["Let me check."], [ECHO]), vendor.reply(["It said: it works"]))
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "please echo")
@@ -101,6 +103,7 @@ async def test_tool_call_round_trip(vendor, server, make_engine):
 
 
 async def test_parallel_tool_calls(vendor, server, make_engine):
+    """Parallel tool calls each get their result; Anthropic merges them into one message."""
     calls = [("call_P1", "echo_text", '{"text": "one"}'),
              ("call_P2", "echo_text", '{"text": "two"}')]
     server.script(vendor.reply([], calls), vendor.reply(["both done"]))
@@ -119,6 +122,7 @@ async def test_parallel_tool_calls(vendor, server, make_engine):
 
 
 async def test_usage_figures_with_cache(vendor, server, make_engine):
+    """Cache reads are counted in usage, priced at the cached rate and saved with the session."""
     usage = {"openai": (1200, 40, 1000), "anthropic": (200, 40, 1000, 64),
              "mistral": (1200, 40)}[vendor.name]
     server.script(vendor.reply(["cached"], usage=usage))
@@ -153,6 +157,7 @@ async def test_usage_figures_with_cache(vendor, server, make_engine):
 
 
 async def test_auth_failure_is_one_line(vendor, server, make_engine):
+    """A 401 is one line naming the key variable and is not retried."""
     server.script(vendor.error(401, f"Incorrect API key provided: {SECRET}"))
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hi")
@@ -164,6 +169,7 @@ async def test_auth_failure_is_one_line(vendor, server, make_engine):
 
 
 async def test_rate_limit_then_success(vendor, server, make_engine):
+    """A 429 is retried and the turn then succeeds."""
     server.script(vendor.error(429, "Too many requests", **FAST), vendor.reply(["made it"]))
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hi")
@@ -172,6 +178,7 @@ async def test_rate_limit_then_success(vendor, server, make_engine):
 
 
 async def test_rate_limit_exhausted(vendor, server, make_engine):
+    """A 429 on every try gives up after two retries with a line suggesting /retry."""
     server.script(*[vendor.error(429, "Too many requests", **FAST)] * 3)
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hi")
@@ -182,6 +189,7 @@ async def test_rate_limit_exhausted(vendor, server, make_engine):
 
 
 async def test_server_error_after_retries(vendor, server, make_engine):
+    """A 500 on every try ends in one error line and an interrupted, valid history."""
     server.script(*[vendor.error(500, "internal boom", **FAST)] * 3)
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hi")
@@ -194,6 +202,7 @@ async def test_server_error_after_retries(vendor, server, make_engine):
 
 
 async def test_stream_cut_keeps_partial_reply(vendor, server, make_engine):
+    """A stream cut mid-reply keeps the partial text, marked interrupted, and errors."""
     reply = vendor.reply(["Partial ", "answer ", "that ", "never ", "ends"])
     reply.cut_after = 4  # a few text deltas, then the socket closes
     server.script(reply)
@@ -210,6 +219,7 @@ async def test_stream_cut_keeps_partial_reply(vendor, server, make_engine):
 
 
 async def test_malformed_tool_arguments_become_a_tool_error(vendor, server, make_engine):
+    """Malformed tool call arguments become an error tool result sent back to the model."""
     bad = ("call_B1", "echo_text", '{"text": "unterminated')  # lenient parsers would accept it
     server.script(vendor.reply([], [bad]), vendor.reply(["Sorry, fixed."]))
     engine = await make_engine(vendor.config(server))
@@ -225,6 +235,7 @@ async def test_malformed_tool_arguments_become_a_tool_error(vendor, server, make
 
 
 async def test_retry_runs_the_failed_turn_again(vendor, server, make_engine):
+    """Retrying reruns a failed turn once, without the interrupted mark in the request."""
     server.script(vendor.reply(["first answer"]), *[vendor.error(500, "boom", **FAST)] * 3,
                   vendor.reply(["second try worked"]))
     engine = await make_engine(vendor.config(server))
