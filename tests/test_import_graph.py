@@ -109,10 +109,12 @@ def test_the_graph_is_read_correctly():
 
 
 def test_no_import_cycles_in_the_package():
+    """No modules of the package import each other in a cycle, directly or through a chain."""
     assert cycles(import_graph()) == []
 
 
 def test_the_core_never_imports_the_tui_or_the_service():
+    """The core (skills, agent, providers, mcp, store) never imports the TUI or the service."""
     graph = import_graph()
     bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
            if mod.split(".")[1] in CORE
@@ -160,6 +162,7 @@ def test_the_service_is_cheap_to_import():
 
 
 def test_cli_and_tui_share_parsers_without_importing_each_other():
+    """The TUI never imports the CLI; both get their parsers from `birdie_tui.args`."""
     graph = import_graph()
     tui = {m for m in graph if m.startswith("birdie_tui.tui")}
     assert not any("birdie_tui.cli" in graph[m] for m in tui)

@@ -214,13 +214,6 @@ class Engine(SessionOps):
         take_back_turn(self.sessions, meta)
         return content_text(history[index].content)
 
-    async def retry_turn(self, *, approver: Approver | None = None
-                         ) -> AsyncIterator[TurnEvent]:
-        """Run the last user turn again (after an error or an interruption)."""
-        text = await self.take_last_turn()
-        async for event in self.run_turn(text, approver=approver):
-            yield event
-
     async def run_turn(self, text: str, *, approver: Approver | None = None
                        ) -> AsyncIterator[TurnEvent]:
         """Run one user turn, yielding events. Never raises for engine/provider failures: they

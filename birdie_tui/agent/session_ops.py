@@ -138,9 +138,9 @@ class SessionOps:
             self.sessions.load(session_id)
         if meta is None:
             raise EngineError(f"session {session_id!r} not found")
-        meta.title = title.strip() or None
         if meta.saved:
-            self.sessions.save(meta)
+            return self.sessions.set_title(meta, title)
+        meta.title = " ".join(title.split()) or None
         return meta
 
     async def delete_session(self, session_id: str) -> SessionMeta | None:
@@ -166,15 +166,6 @@ class SessionOps:
             return []
         state = await self._graph.aget_state(self._config(session_id))
         return list(state.values.get("messages", [])) if state and state.values else []
-
-    async def recompute_tokens(self, session_id: str | None = None) -> tuple[int, int]:
-        """Session token totals from the checkpointed messages' usage_metadata."""
-        total_in = total_out = 0
-        for msg in await self.messages(session_id):
-            usage = getattr(msg, "usage_metadata", None) or {}
-            total_in += int(usage.get("input_tokens", 0) or 0)
-            total_out += int(usage.get("output_tokens", 0) or 0)
-        return total_in, total_out
 
     async def repair_session(self, partial_reply: str | None = None) -> bool:
         """Make the open session's history valid in place (after a cancel, crash or error).

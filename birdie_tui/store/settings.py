@@ -24,7 +24,6 @@ class Settings(BaseModel):
     theme: str = "birdie-dark"
     tool_output: Literal["full", "short", "off"] = "full"
     keymap: dict[str, str] = Field(default_factory=dict)
-    last_user: str | None = None
 
 
 def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:

@@ -136,3 +136,15 @@ async def engine(skills_dir):
 
 async def collect(engine, text, **kw):
     return [event async for event in engine.run_turn(text, **kw)]
+
+
+async def retry(engine, **kw):
+    """What `/retry` does: take the last turn back, run its text again."""
+    return await collect(engine, await engine.take_last_turn(), **kw)
+
+
+def history_tokens(messages) -> tuple[int, int]:
+    """(input, output) tokens of every model call in a history, from its usage_metadata."""
+    usage = [m.usage_metadata or {} for m in messages if m.type == "ai"]
+    return (sum(int(u.get("input_tokens", 0) or 0) for u in usage),
+            sum(int(u.get("output_tokens", 0) or 0) for u in usage))

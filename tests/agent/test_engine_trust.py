@@ -14,7 +14,7 @@ from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.store import SessionStore
 from birdie_tui.store.recovery import add_listener
 
-from .conftest import collect
+from .conftest import collect, retry
 
 
 def make_engine(skills_dir) -> Engine:
@@ -122,7 +122,7 @@ async def test_retry_never_counts_a_turn_twice(engine):
     """Retries fold their tokens into one turn everywhere, and the history holds the turn once."""
     spent = [await _usage_of(await collect(engine, 'call echo_text {"text": "once"}'))]
     for _ in range(2):
-        events = [e async for e in engine.retry_turn()]
+        events = await retry(engine)
         assert events[-1].type == "done"
         spent.append(await _usage_of(events))
     total_in, total_out = sum(s[0] for s in spent), sum(s[1] for s in spent)
@@ -145,7 +145,7 @@ async def test_retry_after_earlier_turns_folds_only_into_the_last(engine):
     """A retry folds its tokens into the last turn's log entry only."""
     first = await _usage_of(await collect(engine, "one"))
     second = await _usage_of(await collect(engine, "two"))
-    again = await _usage_of([e async for e in engine.retry_turn()])
+    again = await _usage_of(await retry(engine))
     meta = engine.session
     assert meta.turns == 2
     assert meta.token_log == [{"input": first[0], "output": first[1]},

@@ -13,12 +13,12 @@ def test_defaults_when_missing(paths: BirdiePaths) -> None:
     settings, warnings = load_settings(paths)
     assert settings == Settings() and warnings == []
     assert settings.theme == "birdie-dark" and settings.tool_output == "full"
-    assert settings.keymap == {} and settings.last_user is None
+    assert settings.keymap == {}
 
 
 def test_round_trip(paths: BirdiePaths) -> None:
     """Saved settings load back equal, in a 0600 file inside a 0700 home."""
-    s = Settings(theme="birdie-light", tool_output="short", keymap={"ctrl+k": "palette"}, last_user="alice")
+    s = Settings(theme="birdie-light", tool_output="short", keymap={"ctrl+k": "palette"})
     save_settings(paths, s)
     assert stat.S_IMODE(paths.settings_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(paths.home.stat().st_mode) == 0o700

@@ -242,7 +242,7 @@ async def test_retry_runs_the_failed_turn_again(vendor, server, make_engine):
     await run(engine, "warm up")
     failed = await run(engine, "the question")
     assert failed[-1].type == "error"
-    events = [e async for e in engine.retry_turn()]
+    events = [e async for e in engine.run_turn(await engine.take_last_turn())]
     assert events[-1].type == "done" and events[-1].text == "second try worked"
     history = await engine.messages()
     assert [m.content for m in history] == ["warm up", "first answer", "the question",

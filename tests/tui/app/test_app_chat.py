@@ -18,6 +18,7 @@ from .conftest import send, wait_for, wait_ready, wait_turn
 
 
 async def test_send_message_streams_reply(make_app):
+    """A sent message streams its reply token by token, from `injected` to `done`, as one turn."""
     app = make_app()
     seen = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
@@ -35,6 +36,7 @@ async def test_send_message_streams_reply(make_app):
 
 
 async def test_tool_call_block_and_result(make_app):
+    """A tool call shows a block with its literal result; a failing tool's block is an error."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -50,6 +52,7 @@ async def test_tool_call_block_and_result(make_app):
 
 
 async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isolated_home):
+    """A clicked skill row toggles; the grant is saved with the next turn and gates the tool."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -77,6 +80,7 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
 
 
 async def test_escape_cancels_mid_stream(make_app, monkeypatch):
+    """Esc mid-stream interrupts the reply, leaves a valid history, and the next turn works."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "40")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -112,6 +116,7 @@ class ExplodingModel(BaseChatModel):
 
 
 async def test_engine_error_shows_block_and_app_survives(make_app):
+    """A provider failure shows an error block; the app keeps running and answers once fixed."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -129,6 +134,7 @@ async def test_engine_error_shows_block_and_app_survives(make_app):
 
 
 async def test_slash_commands_and_unknown_hint(make_app):
+    """Slash commands act (/remember, /skill disable); unknown or malformed ones get a hint."""
     app = make_app()
     notes = []
     async with app.run_test(size=(120, 40)) as pilot:

@@ -51,6 +51,7 @@ async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
 
 
 async def test_an_unknown_event_is_reported_not_dropped(make_app):
+    """An event type with no handler is reported in a notification, not silently dropped."""
     from dataclasses import dataclass
     from typing import ClassVar
 

@@ -99,6 +99,7 @@ async def test_skill_list_by_keyboard_then_back(make_app):
 
 
 async def test_page_keys_scroll_the_chat_from_the_composer(make_app):
+    """PageUp and PageDown scroll the chat while the composer keeps the focus."""
     app = make_app()
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_ready(pilot, app)
@@ -153,6 +154,7 @@ async def test_a_real_burst_keeps_editing_keys_in_place(make_app):
 
 
 async def test_footer_fits_80_columns(make_app):
+    """At 80 columns every footer key fits, none overlap, and the skill-list key is shown."""
     from textual.widgets._footer import FooterKey
 
     app = make_app()

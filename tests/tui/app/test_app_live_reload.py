@@ -36,6 +36,7 @@ def toasts(app) -> list[str]:
 @pytest.mark.parametrize("polling", [False, True], ids=["inotify", "polling"])
 async def test_a_written_skill_appears_breaks_and_heals_without_a_key(make_app, skills_dir,
                                                                      monkeypatch, polling):
+    """A new skill file appears; a broken edit keeps the last good version; a fix heals it."""
     if polling:
         monkeypatch.setenv("BIRDIE_WATCH_POLLING", "1")
     app = make_app()
@@ -65,6 +66,7 @@ async def test_a_written_skill_appears_breaks_and_heals_without_a_key(make_app, 
 
 
 async def test_a_toggled_off_skill_stays_off_after_its_file_changes(make_app, skills_dir):
+    """A skill toggled off stays off when its file is edited and reloaded."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -79,6 +81,7 @@ async def test_a_toggled_off_skill_stays_off_after_its_file_changes(make_app, sk
 
 
 async def test_skill_reload_command_rescans(make_app, skills_dir, monkeypatch):
+    """With the watcher off, `/skill reload` finds a new skill, then reports no changes."""
     monkeypatch.setenv("BIRDIE_WATCH", "0")  # only the command can notice
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -17,6 +17,7 @@ def user_texts(app):
 
 
 async def test_browser_switches_and_replays_history(make_app, isolated_home):
+    """Opening an older session from the browser switches to it and replays its history."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -44,6 +45,7 @@ async def test_browser_switches_and_replays_history(make_app, isolated_home):
 
 
 async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
+    """Ctrl+PageDown steps to older sessions, wrapping round; Ctrl+PageUp steps the other way."""
     for n, title in ((1, "oldest"), (2, "middle"), (3, "newest")):
         write_session(isolated_home, f"2026-01-02_{n}", title=title)
     app = make_app("--session-id", "2026-01-02_3")
@@ -60,6 +62,7 @@ async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
 
 
 async def test_grants_restored_when_switching(make_app, isolated_home):
+    """Switching sessions restores that session's skill grants, in the engine and the sidebar."""
     write_session(isolated_home, "2026-01-02_1", enabled=["Quiet"], disabled=["Echoer"], turns=1)
     write_session(isolated_home, "2026-01-02_2", turns=1)
     app = make_app("--session-id", "2026-01-02_2")
@@ -75,6 +78,7 @@ async def test_grants_restored_when_switching(make_app, isolated_home):
 
 
 async def test_delete_current_session_from_browser(make_app, isolated_home):
+    """Deleting the current session from the browser, once confirmed, empties chat and history."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -96,6 +100,7 @@ async def test_delete_current_session_from_browser(make_app, isolated_home):
 
 
 async def test_palette_toggles_skill_and_switches_session(make_app, isolated_home):
+    """The command palette toggles a skill and switches to a session found by its title."""
     write_session(isolated_home, "2026-01-02_1", title="palette target")
     write_session(isolated_home, "2026-01-02_2")
     app = make_app("--session-id", "2026-01-02_2")
@@ -118,6 +123,7 @@ async def test_palette_toggles_skill_and_switches_session(make_app, isolated_hom
 
 
 async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
+    """The /theme command applies and saves a theme for the next start; --theme overrides it."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -132,6 +138,7 @@ async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
 
 
 async def test_broken_theme_file_falls_back_with_notification(make_app, isolated_home):
+    """A theme file with a bad colour falls back to the default theme and says so."""
     themes = isolated_home / "themes"
     themes.mkdir()
     (themes / "oops.toml").write_text('name = "oops"\nprimary = "not-a-colour"\n')
@@ -144,6 +151,7 @@ async def test_broken_theme_file_falls_back_with_notification(make_app, isolated
 
 
 async def test_switching_back_restores_the_context_figure(make_app):
+    """The status bar's context figure resets in a new session and returns on switching back."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)

@@ -33,6 +33,7 @@ async def test_unknown_session_id_opens_a_working_session(make_app):
 
 
 async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, isolated_home):
+    """An unknown --enable skill is reported; the known ones still apply to the resumed session."""
     write_session(isolated_home, "2026-01-02_1", title="kept", turns=1)
     app = make_app("--session-id", "2026-01-02_1", "--enable", "Nope", "--enable", "Quiet")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -43,6 +44,7 @@ async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, is
 
 
 async def test_corrupt_session_file_is_moved_aside_and_announced(make_app, isolated_home):
+    """A corrupt session file is moved aside, announced and logged; a new session opens."""
     path = write_session(isolated_home, "2026-01-02_1", turns=1)
     path.write_text("{ not json")
     app = make_app("--session-id", "2026-01-02_1")
@@ -101,6 +103,7 @@ async def test_failed_engine_start_is_recoverable(make_app, blocker):
 
 
 async def test_quit_works_after_a_failed_start(make_app, blocker):
+    """Ctrl+Q still quits cleanly when the engine failed to start."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.booting.failed)
@@ -110,6 +113,7 @@ async def test_quit_works_after_a_failed_start(make_app, blocker):
 
 
 async def test_quitting_without_sending_leaves_no_session(make_app, isolated_home):
+    """Quitting with only unsent text leaves no session file and no resume hint."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -122,6 +126,7 @@ async def test_quitting_without_sending_leaves_no_session(make_app, isolated_hom
 
 
 async def test_resume_hint_names_the_session_after_a_turn(make_app):
+    """After a turn, the resume hint printed on quit names the session's --session-id."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -133,6 +138,7 @@ async def test_resume_hint_names_the_session_after_a_turn(make_app):
 
 
 async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
+    """The --continue flag opens the most recently updated session."""
     write_session(isolated_home, "2026-01-02_1", title="older", turns=2)
     write_session(isolated_home, "2026-01-03_1", title="newest", turns=1,
                   stamp="2026-01-03T09:30:00+00:00")
@@ -143,6 +149,7 @@ async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
 
 
 async def test_corrupt_settings_are_announced_once_and_kept_aside(make_app, isolated_home):
+    """A corrupt settings.json is announced exactly once and moved aside unchanged."""
     (isolated_home / "settings.json").write_text('{"theme": ')
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -168,6 +175,7 @@ async def test_a_theme_from_textuals_own_picker_is_saved(make_app, isolated_home
 
 
 async def test_continue_cannot_be_combined_with_session_id(make_app):
+    """Passing --continue together with --session-id is a usage error (exit code 2)."""
     with pytest.raises(SystemExit) as exit_info:
         make_app("--continue", "--session-id", "2026-01-02_1")
     assert exit_info.value.code == 2
@@ -175,6 +183,7 @@ async def test_continue_cannot_be_combined_with_session_id(make_app):
 
 async def test_corrupt_history_database_is_moved_aside_and_the_app_works(make_app,
                                                                            isolated_home):
+    """A corrupt checkpoints.db is moved aside and announced, and a fresh turn still works."""
     folder = isolated_home / "sessions" / "tester"
     folder.mkdir(parents=True)
     (folder / "checkpoints.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 3000)

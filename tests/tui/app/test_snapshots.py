@@ -57,12 +57,14 @@ class TestMainScreen:
         assert snap_compare(snap_app(), terminal_size=(80, 24), run_before=before)
 
     def test_narrow_80x24(self, snap_compare, snap_app):
+        """At 80x24 both side panes fold away and the chat takes the whole width."""
         assert snap_compare(snap_app(), terminal_size=(80, 24),
                             run_before=run_turns("hello birdie"))
 
 
 class TestContextPanel:
     def test_injected_knowledge_body(self, snap_compare, snap_app):
+        """Highlighting an injected skill in the context panel shows its knowledge body."""
         async def before(pilot):
             await run_turns("how do I log in to a remote server?")(pilot)
             panel = pilot.app.query_one("#context")
@@ -76,6 +78,7 @@ class TestContextPanel:
 
 class TestToolBlock:
     def test_tool_block_expanded(self, snap_compare, snap_app):
+        """An ok tool block opened on demand above a failed one, which opens by itself."""
         async def before(pilot):
             await run_turns('call echo_text {"text": "hello from a tool"}', "call fail_hard")(pilot)
             blocks = list(pilot.app.query("ToolBlock"))
@@ -87,6 +90,7 @@ class TestToolBlock:
 
 class TestSessionBrowser:
     def test_browser(self, snap_compare, snap_app, isolated_home):
+        """The session browser (ctrl+s) listing the saved sessions, the current one included."""
         write_session(isolated_home, "2026-01-01_1", title="yesterday's work", turns=4,
                       stamp="2026-01-01T18:05:00+00:00", tokens=(5200, 880))
         write_session(isolated_home, "2026-01-02_2", title="a second thread", turns=2,

@@ -16,6 +16,7 @@ def rendered_source(reply: AssistantMessage) -> str:
 
 
 async def test_burst_of_fragments_ends_up_in_the_markdown():
+    """A burst of 2000 fragments appended at once all reaches the markdown when the reply ends."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
@@ -31,6 +32,7 @@ async def test_burst_of_fragments_ends_up_in_the_markdown():
 
 
 async def test_paced_stream_flushes_several_times_and_updates_mid_stream():
+    """A paced stream flushes often and shows text mid-stream; appends after finish are dropped."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
@@ -50,6 +52,7 @@ async def test_paced_stream_flushes_several_times_and_updates_mid_stream():
 
 
 async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
+    """A long streamed reply splits into several markdown widgets, never inside a code fence."""
     paragraphs = []
     for i in range(60):
         paragraphs.append(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 10)
@@ -76,6 +79,7 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
 
 
 def test_splitter_tracks_fences_across_fragment_boundaries():
+    """Fences cut across fragments are still seen: splits fall only before and after the fence."""
     splitter = ParagraphSplitter(limit=10)
     text = "intro text here\n\n``" + "`py\na = 1\n\nb = 2\n``" + "`\n\nafter the fence\n"
     pieces = [text[i:i + 3] for i in range(0, len(text), 3)]
@@ -90,11 +94,13 @@ def test_splitter_tracks_fences_across_fragment_boundaries():
 
 
 def test_splitter_never_splits_before_indented_lines():
+    """The splitter never splits before an indented line, such as a list item's continuation."""
     splitter = ParagraphSplitter(limit=1)
     assert splitter.feed("- item\n\n    continued item\n\nnext\n") == [len("- item\n\n    continued item\n\n")]
 
 
 async def test_finish_before_mount_renders_everything():
+    """A reply finished before it is mounted still renders all of its text once mounted."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = AssistantMessage()
@@ -106,6 +112,7 @@ async def test_finish_before_mount_renders_everything():
 
 
 async def test_mark_interrupted_adds_a_dim_line():
+    """Interrupting keeps the text and adds one 'interrupted' line, even if marked twice."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
@@ -122,6 +129,7 @@ async def test_mark_interrupted_adds_a_dim_line():
 
 
 async def test_static_messages_render_at_once():
+    """Static replies finish at once: full ones as Markdown, lite ones as cheap plain text."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         full = AssistantMessage.static("**full** markdown")
@@ -141,6 +149,7 @@ def _feed_in_pieces(splitter: ParagraphSplitter, text: str, size: int = 7) -> li
 
 
 def test_splitter_cuts_a_long_tight_list_between_top_level_items():
+    """A long tight list over the block limit is cut only before its top-level items."""
     items = "".join(f"- item {n}\n  - nested {n}\n" for n in range(40))
     text = "Intro\n" + items
     splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=100), text)
@@ -149,6 +158,7 @@ def test_splitter_cuts_a_long_tight_list_between_top_level_items():
 
 
 def test_splitter_cuts_a_long_quote_only_between_quoted_paragraphs():
+    """A long block quote is cut only between its quoted paragraphs, after a bare `>` line."""
     para = "> " + "word " * 20 + "\n> more of the same paragraph\n"
     text = ">\n".join([para] * 20)
     splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=200), text)
@@ -158,6 +168,7 @@ def test_splitter_cuts_a_long_quote_only_between_quoted_paragraphs():
 
 
 def test_splitter_never_cuts_a_setext_heading_or_inside_a_fence():
+    """A setext underline or a list-like line inside a fence is never a cut point."""
     text = ("Title\n-\n" + "x" * 50 + "\n") * 5 + "```\n" + "- not an item\n" * 30 + "```\n"
     splits = _feed_in_pieces(ParagraphSplitter(limit=10_000, block_limit=10), text)
     assert splits == []
@@ -173,6 +184,7 @@ def painted(widget) -> str:
 
 
 async def test_a_200_char_code_line_wraps_in_a_full_reply_at_80_columns():
+    """A 200-character code line in a full reply wraps at 80 columns, none of it scrolled away."""
     app = ChatHarness()
     async with app.run_test(size=(80, 40)) as pilot:
         text = f"Here:\n\n```python\n{CODE_LINE}\nshort = 1\n```\n\nafter\n"
@@ -190,6 +202,7 @@ async def test_a_200_char_code_line_wraps_in_a_full_reply_at_80_columns():
 
 @pytest.mark.parametrize("lite", [True, False])
 async def test_a_streamed_or_replayed_code_line_is_never_cut(lite):
+    """A long code line is painted whole, whether streamed (full reply) or replayed (lite)."""
     app = ChatHarness()
     async with app.run_test(size=(80, 40)) as pilot:
         text = f"```\n{CODE_LINE}\n```\n"

@@ -38,6 +38,7 @@ def conversation(turns: int) -> list[TranscriptItem]:
 
 
 async def test_entries_show_text_literally():
+    """User, error and notice entries show their text literally; markdown notices render."""
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         user = app.chat.add_user("use [b]this[/b] *as is*")
@@ -54,6 +55,7 @@ async def test_entries_show_text_literally():
 
 
 async def test_replay_rebuilds_a_mixed_conversation():
+    """Replay rebuilds messages and tool blocks in order; a call with no result shows cancelled."""
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         items = conversation(3) + [
@@ -75,6 +77,7 @@ async def test_replay_rebuilds_a_mixed_conversation():
 
 
 async def test_replay_of_500_items_keeps_the_newest():
+    """Replaying 500 items keeps the newest MAX_WIDGETS after a pruned notice, old replies lite."""
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         items = conversation(125)  # 500 items, 500 widgets before pruning
@@ -92,6 +95,7 @@ async def test_replay_of_500_items_keeps_the_newest():
 
 
 async def test_pruning_keeps_max_widgets_and_one_notice():
+    """Past MAX_WIDGETS the oldest entries are pruned behind one notice that is never repeated."""
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         first_block = app.chat.add_tool_call("early", "bash", {})
@@ -111,6 +115,7 @@ async def test_pruning_keeps_max_widgets_and_one_notice():
 
 
 async def test_clear_log_removes_everything():
+    """Clearing the log removes every entry; a late tool result then shows as a fresh block."""
     app = ChatHarness()
     async with app.run_test(size=(80, 30)) as pilot:
         await app.chat.replay(conversation(2))
@@ -124,6 +129,7 @@ async def test_clear_log_removes_everything():
 
 
 async def test_stays_at_bottom_unless_the_user_scrolls_up():
+    """The log follows new output unless the user scrolled up; a new message jumps back down."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         chat: ChatLog = app.chat

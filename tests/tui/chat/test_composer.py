@@ -12,6 +12,7 @@ COMMANDS = ["/help", "/skill enable", "/skill disable", "/skills", "/sessions", 
 
 
 async def test_enter_submits_stripped_text_and_clears():
+    """Enter posts Submitted with the stripped text, naming the composer, and clears it."""
     app = ChatHarness()
     seen = []
     async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
@@ -25,6 +26,7 @@ async def test_enter_submits_stripped_text_and_clears():
 
 
 async def test_enter_on_blank_text_does_nothing():
+    """Enter on whitespace-only text sends nothing and leaves the text as it was."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("space", "space", "enter")
@@ -34,6 +36,7 @@ async def test_enter_on_blank_text_does_nothing():
 
 
 async def test_typing_works_right_away_and_ctrl_j_adds_a_line():
+    """Keys work at once; Ctrl+J and Shift+Enter add lines, growing the box; Enter sends all."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
@@ -46,6 +49,7 @@ async def test_typing_works_right_away_and_ctrl_j_adds_a_line():
 
 
 async def test_height_grows_up_to_a_limit():
+    """The composer grows with its lines from 3 rows up to a cap of 10."""
     app = ChatHarness()
     async with app.run_test(size=(80, 40)) as pilot:
         assert app.composer.region.height == 3
@@ -56,6 +60,7 @@ async def test_height_grows_up_to_a_limit():
 
 
 async def test_history_walks_back_and_restores_the_draft():
+    """Up walks back through sent messages, stopping at the oldest; Down returns to the draft."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         composer = app.composer
@@ -82,6 +87,7 @@ async def test_history_walks_back_and_restores_the_draft():
 
 
 async def test_up_inside_a_multiline_message_moves_the_cursor():
+    """Up in a multi-line draft moves the cursor first; only from the top line does it recall."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         app.composer.add_history("old")
@@ -93,6 +99,7 @@ async def test_up_inside_a_multiline_message_moves_the_cursor():
 
 
 async def test_repeated_history_entries_are_kept_once():
+    """History skips empty entries and an immediate repeat of the last one."""
     composer = Composer()
     composer.add_history("same")
     composer.add_history("same")
@@ -101,6 +108,7 @@ async def test_repeated_history_entries_are_kept_once():
 
 
 async def test_tab_completes_common_prefix_then_cycles():
+    """Tab completes a /command to the common prefix, then cycles the matches, keeping focus."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         composer = app.composer
@@ -118,6 +126,7 @@ async def test_tab_completes_common_prefix_then_cycles():
 
 
 async def test_tab_with_one_match_completes_it():
+    """Tab completes the only matching command; another Tab changes nothing and keeps focus."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         app.composer.set_commands(COMMANDS)
@@ -128,6 +137,7 @@ async def test_tab_with_one_match_completes_it():
 
 
 async def test_typing_after_completion_starts_over():
+    """Editing after a completion starts a new completion from the edited text."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         app.composer.set_commands(COMMANDS)
@@ -168,6 +178,7 @@ async def test_tab_mid_message_keeps_the_keyboard():
 
 
 async def test_hint_lists_matching_commands():
+    """The hint lists matching commands, capped with '+N more', and is posted only on change."""
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         app.composer.set_commands(COMMANDS + [f"/x{i}" for i in range(10)])

@@ -12,6 +12,7 @@ OUTPUT = "\n".join(f"line {i} [red]not markup[/red]" for i in range(25))
 
 
 async def test_running_then_ok_stays_collapsed():
+    """A running call shows its name and args; once ok it stays collapsed to one summary line."""
     app = ChatHarness()
     async with app.run_test(size=(100, 30)) as pilot:
         block = app.chat.add_tool_call("c1", "bash", {"cmd": "ls -la [x]"})
@@ -28,6 +29,7 @@ async def test_running_then_ok_stays_collapsed():
 
 
 async def test_full_mode_shows_everything_literally_when_expanded():
+    """Expanded in full mode, a block shows pretty arguments and all output, markup literal."""
     app = ChatHarness()
     async with app.run_test(size=(100, 60)) as pilot:
         block = app.chat.add_tool_call("c1", "bash", {"cmd": "x"})
@@ -44,6 +46,7 @@ async def test_full_mode_shows_everything_literally_when_expanded():
 
 
 async def test_short_mode_trims_to_ten_lines():
+    """Short mode shows ten output lines and a count of the rest, and notes missing arguments."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         app.chat.set_tool_output_mode("short")
@@ -58,6 +61,7 @@ async def test_short_mode_trims_to_ten_lines():
 
 
 async def test_off_mode_shows_name_and_line_count_only():
+    """Off mode shows only the tool name and line count: no output and no arguments."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         app.chat.set_tool_output_mode("off")
@@ -71,6 +75,7 @@ async def test_off_mode_shows_name_and_line_count_only():
 
 
 async def test_mode_change_applies_to_existing_and_future_blocks():
+    """A new output mode restyles existing and future blocks; an unknown mode is refused."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         old = app.chat.add_tool_call("c1", "bash", {})
@@ -89,6 +94,7 @@ async def test_mode_change_applies_to_existing_and_future_blocks():
 
 
 async def test_error_expands_and_is_styled_as_error():
+    """A failed call opens by itself and styles its error text with $error."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         block = app.chat.add_tool_call("c1", "read_file", {"path": "/nope"})
@@ -106,6 +112,7 @@ async def test_error_expands_and_is_styled_as_error():
 
 
 async def test_click_on_title_toggles():
+    """Clicking a block's title line expands it, and clicking again collapses it."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         block = app.chat.add_tool_call("c1", "bash", {})
@@ -118,6 +125,7 @@ async def test_click_on_title_toggles():
 
 
 async def test_unknown_call_id_still_shows_a_block():
+    """A result for an unknown call id still shows as a block of its own."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         app.chat.finish_tool("ghost", "orphan result", True)
@@ -127,6 +135,7 @@ async def test_unknown_call_id_still_shows_a_block():
 
 
 async def test_cancel_marks_running_calls():
+    """Cancelling marks still-running tool calls as cancelled instead of running."""
     app = ChatHarness()
     async with app.run_test(size=(100, 40)) as pilot:
         block = app.chat.add_tool_call("c1", "sleep", {"s": 10})
@@ -136,6 +145,7 @@ async def test_cancel_marks_running_calls():
 
 
 def test_compact_args_is_one_line_and_truncated():
+    """Compact arguments are one line cut to 80 characters with an ellipsis; none gives ''."""
     text = compact_args({"text": "a\nb " * 100})
     assert "\n" not in text and len(text) == 80 and text.endswith("…")
     assert compact_args({}) == ""
@@ -147,6 +157,7 @@ def painted_lines(widget) -> list[str]:
 
 
 async def test_a_300_char_output_line_wraps_at_80_columns_and_nothing_is_cut():
+    """A 300-character output line wraps within 80 columns, every character painted in order."""
     long_line = "".join(chr(ord("a") + i % 26) for i in range(300))
     app = ChatHarness()
     async with app.run_test(size=(80, 40)) as pilot:

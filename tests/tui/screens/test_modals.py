@@ -30,6 +30,7 @@ def rendered_text(widget) -> str:
     (["space"], []),
 ])
 async def test_confirm_keeps_unless_the_destructive_button_is_chosen(keys, expected):
+    """Keep has the focus: Enter or Esc keeps, and letters or Space give no answer at all."""
     app = ScreenHarness(lambda: ConfirmScreen("Delete session s1? This removes its history."))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -41,6 +42,7 @@ async def test_confirm_keeps_unless_the_destructive_button_is_chosen(keys, expec
 
 
 async def test_confirm_buttons_name_the_action():
+    """The buttons read Delete and Keep, or the labels given, and the hint says Enter keeps."""
     app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -57,6 +59,7 @@ async def test_confirm_buttons_name_the_action():
 
 @pytest.mark.parametrize("move", ["tab", "shift+tab", "left", "right"])
 async def test_confirm_moving_to_delete_then_enter_confirms(move):
+    """Moving to Delete with Tab, Shift+Tab or an arrow, then Enter, confirms."""
     app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -69,6 +72,7 @@ async def test_confirm_moving_to_delete_then_enter_confirms(move):
 
 
 async def test_confirm_click_either_button():
+    """Clicking Keep answers False and clicking Delete answers True."""
     app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
     async with app.run_test() as pilot:
         await pilot.click("#confirm-keep")
@@ -83,6 +87,7 @@ async def test_confirm_click_either_button():
 
 
 async def test_confirm_message_is_not_markup():
+    """The confirm message shows square brackets literally, not as markup."""
     app = ScreenHarness(lambda: ConfirmScreen("Delete [bold]x[/]?"))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -90,6 +95,7 @@ async def test_confirm_message_is_not_markup():
 
 
 async def test_confirm_ignores_keys_typed_before_it_showed():
+    """Keys stamped before the dialog showed are ignored; the same keys typed after it count."""
     stale = key_events("tab", "enter")  # stamped before the dialog exists
     app = ScreenHarness(lambda: ConfirmScreen("Sure?"))
     async with app.run_test() as pilot:
@@ -108,6 +114,7 @@ async def test_confirm_ignores_keys_typed_before_it_showed():
 
 
 async def test_rename_prefilled_and_enter_returns_stripped_text():
+    """Rename opens focused on the old title; Enter returns the new title stripped."""
     app = ScreenHarness(lambda: RenameScreen("Old title"))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -121,6 +128,7 @@ async def test_rename_prefilled_and_enter_returns_stripped_text():
 
 
 async def test_rename_blank_or_escape_gives_none():
+    """A blank title or Esc dismisses the rename dialog with None."""
     app = ScreenHarness(lambda: RenameScreen("Old"))
     async with app.run_test() as pilot:
         app.screen.query_one("#rename-input", Input).value = "   "
@@ -136,6 +144,7 @@ async def test_rename_blank_or_escape_gives_none():
 
 
 async def test_rename_ignores_keys_typed_before_it_showed():
+    """Keys typed before the rename dialog showed neither edit nor submit the title."""
     stale = key_events("x", "y", "enter")
     app = ScreenHarness(lambda: RenameScreen("Old title"))
     async with app.run_test() as pilot:
@@ -162,6 +171,7 @@ HUGE_ARGS = {
     (["escape"], False),
 ])
 async def test_approval_keys(keys, expected):
+    """Tab then Enter allows; Deny reached by Right or Shift+Tab, or Esc, refuses."""
     app = ScreenHarness(lambda: ApprovalScreen("run_shell", "bash-tools", ARGS))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -171,6 +181,7 @@ async def test_approval_keys(keys, expected):
 
 
 async def test_approval_letters_and_enter_never_answer():
+    """Letters, Space and Enter on the initial focus never answer the approval dialog."""
     app = ScreenHarness(lambda: ApprovalScreen("run_shell", "bash-tools", ARGS))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -180,6 +191,7 @@ async def test_approval_letters_and_enter_never_answer():
 
 
 async def test_approval_shows_tool_skill_and_pretty_args_without_markup():
+    """The dialog names tool and skill, shows indented literal JSON args and Allow/Deny buttons."""
     app = ScreenHarness(lambda: ApprovalScreen("run_shell", "bash-tools", ARGS))
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -192,6 +204,7 @@ async def test_approval_shows_tool_skill_and_pretty_args_without_markup():
 
 
 async def test_approval_buttons_work():
+    """Clicking Allow answers True and clicking Deny answers False."""
     app = ScreenHarness(lambda: ApprovalScreen("t", "s", {}))
     async with app.run_test() as pilot:
         await pilot.click("#approval-allow")
@@ -218,6 +231,7 @@ async def test_approval_ignores_keys_typed_before_it_showed():
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_approval_with_huge_args_keeps_both_buttons_on_screen_and_answerable(size):
+    """Huge args scroll inside the dialog while both buttons stay whole, on screen and usable."""
     app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", HUGE_ARGS))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
@@ -242,6 +256,7 @@ async def test_approval_with_huge_args_keeps_both_buttons_on_screen_and_answerab
 
 
 async def test_approval_long_token_wraps_instead_of_being_cut():
+    """A 700-character token wraps in the args view, nothing hidden off to the right."""
     app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", {"token": "T" * 700}))
     async with app.run_test(size=(80, 40)) as pilot:
         await pilot.pause()

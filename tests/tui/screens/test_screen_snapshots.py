@@ -24,9 +24,11 @@ def browser() -> ScreenHarness:
 
 class TestSessionBrowser:
     def test_browser_80x24(self, snap_compare):
+        """The session browser with the sample rows at 80x24."""
         assert snap_compare(browser(), terminal_size=(80, 24))
 
     def test_typed_word_only_filters_120x40(self, snap_compare):
+        """A word full of old action letters shows only as a filter with no match."""
         # "random dyne" is full of old action letters: it must show as a filter with no match.
         assert snap_compare(browser(), terminal_size=(120, 40),
                             press=[*"random", "space", *"dyne"])
@@ -34,15 +36,18 @@ class TestSessionBrowser:
 
 class TestApprovalDialog:
     def test_long_command_80x24(self, snap_compare):
+        """The approval dialog for a very long shell command at 80x24."""
         app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", LONG_COMMAND))
         assert snap_compare(app, terminal_size=(80, 24))
 
     def test_long_command_120x40(self, snap_compare):
+        """The approval dialog for a very long shell command at 120x40."""
         app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", LONG_COMMAND))
         assert snap_compare(app, terminal_size=(120, 40))
 
 
 class TestConfirmDialog:
     def test_delete_session_80x24(self, snap_compare):
+        """The delete-session confirmation dialog at 80x24."""
         app = ScreenHarness(lambda: ConfirmScreen("Delete session s3? This removes its history."))
         assert snap_compare(app, terminal_size=(80, 24))

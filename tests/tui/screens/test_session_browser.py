@@ -76,6 +76,7 @@ def type_ahead(app: ScreenHarness, *keys: str) -> None:
 
 
 async def test_rows_render_in_given_order_with_details_and_current_marker():
+    """Rows keep their order and details, the current one marked; typing goes to the filter."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
@@ -92,6 +93,7 @@ async def test_rows_render_in_given_order_with_details_and_current_marker():
 
 
 async def test_hints_tell_the_keys_and_no_plain_letter_is_bound():
+    """The hint line names the keys, and only ctrl chords are bound, so letters always filter."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
@@ -105,6 +107,7 @@ async def test_hints_tell_the_keys_and_no_plain_letter_is_bound():
 
 
 async def test_typing_filters_by_id_or_title_case_insensitively():
+    """Typing filters rows by title or id, ignoring case; Enter opens the row left."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"LISB")
@@ -139,6 +142,7 @@ async def test_a_word_full_of_action_letters_only_filters_wherever_focus_is(focu
 
 
 async def test_no_match_shows_a_message_and_enter_does_nothing():
+    """A filter matching nothing shows a message row naming it, and Enter does nothing."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"zzz")
@@ -151,6 +155,7 @@ async def test_no_match_shows_a_message_and_enter_does_nothing():
 
 
 async def test_enter_switches_to_highlighted_row():
+    """Enter switches to the row highlighted with Down from the filter."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("down", "enter")
@@ -159,6 +164,7 @@ async def test_enter_switches_to_highlighted_row():
 
 
 async def test_enter_on_the_focused_list_switches_too():
+    """Enter on the focused session list switches to its highlighted row as well."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
@@ -169,6 +175,7 @@ async def test_enter_on_the_focused_list_switches_too():
 
 
 async def test_up_down_move_the_list_while_typing_in_the_filter():
+    """Up and Down move the list's highlight while the focus stays in the filter."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("s")  # all three match
@@ -185,6 +192,7 @@ async def test_up_down_move_the_list_while_typing_in_the_filter():
 
 
 async def test_ctrl_n_starts_a_new_session_from_the_filter():
+    """The letters n, r and d only filter; Ctrl+N starts a new session from the filter."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"nrd")
@@ -196,6 +204,7 @@ async def test_ctrl_n_starts_a_new_session_from_the_filter():
 
 
 async def test_escape_clears_filter_first_then_closes():
+    """Esc first clears the filter and shows every row again; a second Esc closes the browser."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press(*"gro")
@@ -212,6 +221,7 @@ async def test_escape_clears_filter_first_then_closes():
 
 
 async def test_ctrl_r_renames_updates_the_list_and_keeps_the_highlight():
+    """Ctrl+R renames the highlighted session, refreshes its row and keeps it highlighted."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -231,6 +241,7 @@ async def test_ctrl_r_renames_updates_the_list_and_keeps_the_highlight():
 
 
 async def test_rename_cancelled_changes_nothing():
+    """Cancelling the rename dialog renames nothing and returns to the browser."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -244,6 +255,7 @@ async def test_rename_cancelled_changes_nothing():
 
 
 async def test_ctrl_d_asks_and_enter_escape_and_y_all_keep():
+    """Ctrl+D asks first; y gives no answer, and Enter or Esc keeps the session."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -268,6 +280,7 @@ async def test_ctrl_d_asks_and_enter_escape_and_y_all_keep():
 
 @pytest.mark.parametrize("move", ["tab", "left", "shift+tab"])
 async def test_ctrl_d_then_moving_to_delete_and_enter_deletes(move):
+    """Moving to Delete and pressing Enter deletes the row; the next row takes the highlight."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -304,6 +317,7 @@ async def test_type_ahead_after_ctrl_d_never_deletes():
 
 
 async def test_keys_typed_before_the_confirm_dialog_showed_are_ignored():
+    """Keys stamped before the delete confirmation showed neither move its focus nor delete."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -318,6 +332,7 @@ async def test_keys_typed_before_the_confirm_dialog_showed_are_ignored():
 
 
 async def test_ctrl_d_deletes_from_the_filter():
+    """Ctrl+D from the filter deletes the filtered row, and the filter text stays."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -334,6 +349,7 @@ async def test_ctrl_d_deletes_from_the_filter():
 
 
 async def test_click_picks_a_row_and_a_second_click_opens_it():
+    """A first click highlights a row; a second click on it opens that session."""
     app = browser_app(MemorySessions(sample_rows()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
@@ -348,6 +364,7 @@ async def test_click_picks_a_row_and_a_second_click_opens_it():
 
 
 async def test_buttons_act_on_the_picked_row():
+    """The Delete, Rename and Open buttons act on the picked row; New starts a session."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -378,6 +395,7 @@ async def test_buttons_act_on_the_picked_row():
 
 
 async def test_empty_state_says_how_to_start_and_letters_do_nothing():
+    """With no sessions a message points to Ctrl+N, and no other key does anything."""
     app = browser_app(MemorySessions([]))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()

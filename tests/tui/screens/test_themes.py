@@ -33,6 +33,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def test_bundled_themes_load_cleanly():
+    """The bundled dark and light themes load without warnings, variables included."""
     folder = bundled_themes_path()
     assert (folder / "birdie-dark.toml").is_file()
     themes, warnings = load_themes([folder])
@@ -45,6 +46,7 @@ def test_bundled_themes_load_cleanly():
 
 
 def test_load_theme_file_reads_every_field(tmp_path):
+    """A theme file's name, dark flag, colours and variables are all read."""
     theme = load_theme_file(write(tmp_path, "mine", GOOD.format(name="mine")))
     assert (theme.name, theme.dark, theme.primary, theme.accent) == ("mine", False, "#336699", "tomato")
     assert theme.variables == {"footer-key-foreground": "#336699"}
@@ -64,6 +66,7 @@ def test_load_theme_file_reads_every_field(tmp_path):
     ],
 )
 def test_bad_files_give_a_clear_one_line_error(tmp_path, text, message):
+    """Each kind of bad theme file raises a one-line error naming the file and the problem."""
     path = write(tmp_path, "bad", text)
     with pytest.raises(ThemeError) as info:
         load_theme_file(path)
@@ -74,12 +77,14 @@ def test_bad_files_give_a_clear_one_line_error(tmp_path, text, message):
 
 
 def test_toml_error_names_the_line(tmp_path):
+    """A TOML syntax error in a theme file names its line."""
     path = write(tmp_path, "bad", 'name = "x"\n\nprimary = \n')
     with pytest.raises(ThemeError, match=r"line 3"):
         load_theme_file(path)
 
 
 def test_load_themes_keeps_going_past_broken_files(tmp_path):
+    """Each broken theme file gives a warning and good ones still load; other files are ignored."""
     folder = tmp_path / "themes"
     write(folder, "a-broken", "name = [")
     write(folder, "b-no-primary", 'name = "b"\n')
@@ -95,6 +100,7 @@ def test_load_themes_keeps_going_past_broken_files(tmp_path):
 
 
 def test_later_folders_override_earlier_ones(tmp_path):
+    """A theme in a later folder replaces one of the same name from an earlier folder."""
     write(tmp_path / "bundled", "x", GOOD.format(name="same"))
     write(tmp_path / "user", "y", GOOD.format(name="same").replace("#336699", "#aa0000", 1))
     themes, warnings = load_themes([tmp_path / "bundled", tmp_path / "user"])
@@ -108,6 +114,7 @@ class ThemedApp(App[None]):
 
 
 async def test_registered_theme_can_be_applied(tmp_path):
+    """Good themes register and apply; a broken one is not registered, and applying it warns."""
     write(tmp_path, "broken", 'name = "broken"\nprimary = "nope"\n')
     app = ThemedApp()
     async with app.run_test() as pilot:

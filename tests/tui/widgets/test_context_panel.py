@@ -30,12 +30,14 @@ def _text(widget) -> str:
 
 
 def test_reason_labels():
+    """Injection reasons read as short labels: trigger with its phrase, always, loaded."""
     assert reason_label("trigger:haiku") == "trigger “haiku”"
     assert reason_label("always_inject") == "always"
     assert reason_label("loaded") == "loaded"
 
 
 async def test_shows_summary_reasons_tokens_and_memory():
+    """The panel shows prompt and catalog sizes, each skill's reason and tokens, and memory."""
     app = PanelApp()
     async with app.run_test(size=(70, 30)) as pilot:
         panel = app.query_one(ContextPanel)
@@ -57,6 +59,7 @@ async def test_shows_summary_reasons_tokens_and_memory():
 
 
 async def test_highlighting_a_row_shows_its_body():
+    """The first skill's body shows at once; highlighting another row renders that one's body."""
     app = PanelApp()
     async with app.run_test(size=(70, 30)) as pilot:
         panel = app.query_one(ContextPanel)
@@ -76,6 +79,7 @@ async def test_highlighting_a_row_shows_its_body():
 
 
 async def test_click_selects_a_row():
+    """Clicking a skill row shows that skill's body."""
     app = PanelApp()
     async with app.run_test(size=(70, 30)) as pilot:
         panel = app.query_one(ContextPanel)
@@ -87,6 +91,7 @@ async def test_click_selects_a_row():
 
 
 async def test_empty_state_and_clear():
+    """An empty panel shows the empty text; clear() brings it back, emptying rows, body, memory."""
     app = PanelApp()
     async with app.run_test(size=(70, 30)) as pilot:
         panel = app.query_one(ContextPanel)

@@ -16,11 +16,13 @@ from birdie_tui.tui.widgets.format import fmt_cost, fmt_pct, fmt_tokens
     ],
 )
 def test_fmt_tokens(n, text):
+    """Token counts get separators below 10k, then k and M with a decimal below 100."""
     assert fmt_tokens(n) == text
 
 
 @pytest.mark.parametrize(("n", "text"), [(999, "999"), (1_000, "1.0k"), (1_234, "1.2k"), (5_600, "5.6k")])
 def test_fmt_tokens_compact(n, text):
+    """Compact token counts switch to one-decimal thousands from 1,000."""
     assert fmt_tokens(n, compact=True) == text
 
 
@@ -32,10 +34,12 @@ def test_fmt_tokens_compact(n, text):
     ],
 )
 def test_fmt_cost(usd, text):
+    """Costs read 'unknown' for None, two decimals from $1, four below, '<$0.0001' for dust."""
     assert fmt_cost(usd) == text
 
 
 def test_unknown_cost_never_reads_as_zero():
+    """An unknown cost has no 0 in it, so it cannot be misread as free."""
     assert "0" not in fmt_cost(None)
 
 
@@ -47,4 +51,5 @@ def test_unknown_cost_never_reads_as_zero():
     ],
 )
 def test_fmt_pct(tokens, window, text):
+    """Context fill is a whole percent, '<1%' for a sliver, can pass 100%, '?' without a window."""
     assert fmt_pct(tokens, window) == text

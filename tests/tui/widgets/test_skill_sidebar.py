@@ -43,6 +43,7 @@ def _plain(options: OptionList) -> list[str]:
 
 
 async def test_renders_rows_with_marks_kinds_counts_and_title():
+    """Rows show mark, kind, tool count and error sign; the title counts the skills on."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -61,6 +62,7 @@ async def test_renders_rows_with_marks_kinds_counts_and_title():
 
 
 async def test_disabled_rows_are_dimmed():
+    """A disabled skill's row is dimmed and an enabled one is not."""
     off = skill_prompt(ROWS[1])
     on = skill_prompt(ROWS[0])
     assert any("dim" in str(span.style) for span in off.spans)
@@ -68,6 +70,7 @@ async def test_disabled_rows_are_dimmed():
 
 
 async def test_click_on_row_posts_toggled_off_and_flips_mark():
+    """Clicking a row posts one Toggled message and flips its mark at once, either way."""
     app = SidebarApp()
     seen = []
     async with app.run_test(size=(60, 30), message_hook=seen.append) as pilot:
@@ -87,6 +90,7 @@ async def test_click_on_row_posts_toggled_off_and_flips_mark():
 
 
 async def test_keyboard_moves_and_space_or_enter_toggles():
+    """Arrow keys move the highlight; Space or Enter toggles the highlighted skill."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -102,6 +106,7 @@ async def test_keyboard_moves_and_space_or_enter_toggles():
 
 
 async def test_app_truth_wins_after_toggle():
+    """After an optimistic toggle, set_skills from the app restores the state it reports."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -117,6 +122,7 @@ async def test_app_truth_wins_after_toggle():
 
 
 async def test_set_skills_keeps_highlight_by_name():
+    """New rows keep the highlight on the same skill by name, or in range if it is gone."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -135,6 +141,7 @@ async def test_set_skills_keeps_highlight_by_name():
 
 
 async def test_details_show_highlighted_description_tags_triggers_tools_and_error():
+    """Details show the highlighted skill's description, tags, triggers, tools and error."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -149,6 +156,7 @@ async def test_details_show_highlighted_description_tags_triggers_tools_and_erro
 
 
 async def test_broken_files_section_shows_and_hides():
+    """The broken-files section lists short path, line and reason; it hides when there are none."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -166,11 +174,13 @@ async def test_broken_files_section_shows_and_hides():
 
 
 def test_short_path_keeps_last_two_components():
+    """A broken file's path is shortened to its last two components."""
     assert short_path("/a/b/c/SKILL.MD") == "c/SKILL.MD"
     assert short_path("SKILL.MD") == "SKILL.MD"
 
 
 async def test_empty_list():
+    """With no skills the title reads 0/0 on and Space toggles nothing."""
     app = SidebarApp()
     async with app.run_test(size=(60, 30)) as pilot:
         sidebar = app.query_one(SkillSidebar)
@@ -182,6 +192,7 @@ async def test_empty_list():
 
 
 async def test_set_skills_keeps_scroll_position():
+    """New rows keep the highlighted skill and the list's scroll position."""
     many = [SkillRow(f"skill-{i:02d}", "tools", f"Skill {i}.", 1) for i in range(40)]
 
     class ManyApp(App):

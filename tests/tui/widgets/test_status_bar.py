@@ -24,6 +24,7 @@ def _line(app: App) -> str:
 
 
 async def test_fits_80_columns_and_truncates_the_title():
+    """At 80 columns the bar is one line: the title is cut with an ellipsis, the figures kept."""
     app = BarApp()
     async with app.run_test(size=(80, 10)) as pilot:
         bar = app.query_one(StatusBar)
@@ -39,6 +40,7 @@ async def test_fits_80_columns_and_truncates_the_title():
 
 
 async def test_wide_terminal_shows_whole_title_and_busy_mark():
+    """A wide bar shows the whole title, and the busy mark only while busy."""
     app = BarApp()
     async with app.run_test(size=(120, 10)) as pilot:
         bar = app.query_one(StatusBar)
@@ -54,6 +56,7 @@ async def test_wide_terminal_shows_whole_title_and_busy_mark():
 
 
 async def test_no_title_and_unknown_window():
+    """With no title and no context window, the title and the percentage are left out."""
     app = BarApp()
     async with app.run_test(size=(80, 10)) as pilot:
         bar = app.query_one(StatusBar)
@@ -64,6 +67,7 @@ async def test_no_title_and_unknown_window():
 
 
 async def test_narrow_terminal_still_one_line():
+    """At 50 columns with a long model name the bar fits, keeping the session id and context."""
     app = BarApp()
     async with app.run_test(size=(50, 10)) as pilot:
         bar = app.query_one(StatusBar)

@@ -19,6 +19,7 @@ def _text(panel: TokenPanel, cls: str) -> str:
 
 
 async def test_known_window_calls_session_and_cost():
+    """With a known window: context fill, per-call usage, session totals, cost and the trend."""
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
@@ -39,6 +40,7 @@ async def test_known_window_calls_session_and_cost():
 
 
 async def test_unknown_window_and_unknown_cost():
+    """An unknown window and cost read as unknown, never as a percentage or a dollar figure."""
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
@@ -50,6 +52,7 @@ async def test_unknown_window_and_unknown_cost():
 
 
 async def test_zero_cost_is_shown_as_zero_dollars():
+    """A zero cost shows as $0.00, not unknown, and a tiny context fill as '<1%'."""
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)
@@ -60,6 +63,7 @@ async def test_zero_cost_is_shown_as_zero_dollars():
 
 
 async def test_empty_session():
+    """Before any call the panel hides the trend and says there are no turns or calls yet."""
     app = PanelApp()
     async with app.run_test(size=(50, 30)) as pilot:
         panel = app.query_one(TokenPanel)

@@ -15,6 +15,7 @@ WIDGETS = [
 
 
 def test_widgets_do_not_import_the_agent_stack():
+    """Importing the widgets loads no LLM stack and no agent module beyond events and ledger."""
     code = (
         "import importlib, sys\n"
         # The event vocabulary and the ledger's rows are plain dataclasses, named by widgets.
@@ -30,6 +31,7 @@ def test_widgets_do_not_import_the_agent_stack():
 
 
 def test_format_helpers_do_not_import_textual():
+    """The number-format helpers import without loading Textual."""
     code = "import sys, birdie_tui.tui.widgets.format; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
