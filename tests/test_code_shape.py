@@ -35,3 +35,14 @@ def test_no_function_over_60_lines():
 def test_the_app_is_thin():
     """`tui/app.py` is boot, settings, themes and keymap; the screen owns the rest."""
     assert len((ROOT / "tui" / "app.py").read_text(encoding="utf-8").splitlines()) <= APP_LINES
+
+
+def test_every_test_says_its_intent():
+    """Each test has a docstring saying what behaviour it pins."""
+    tests = Path(__file__).parent
+    silent = [f"{path.relative_to(tests)}:{node.name}"
+              for path in tests.rglob("test_*.py")
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and node.name.startswith("test_") and not ast.get_docstring(node)]
+    assert silent == []
