@@ -9,8 +9,9 @@ back as a blockquote plus a few lines, one "token" event per word. Variants:
   list   a Markdown list of 200 items (STACK-NOTES: a growing list is O(n) per flush)
 
 Measured per run:
-  tokens       EngineEvent("token") messages posted (via `message_hook`, deduplicated by
-               identity) and handled by the app (TurnView.on_token)
+  tokens       words in the EngineEvent("token") messages posted (via `message_hook`,
+               deduplicated by identity) and handled by the app (TurnView.on_token); the app
+               batches tokens (one message per 1/60 s), so words stand for the offline tokens
   stream s     first token posted → "done" posted, and → "done" handled by the app;
                tok/s = tokens handled / (first token → "done" handled)
   --cap        a run not rendered --cap s after its first token is cut short (reported
@@ -110,7 +111,7 @@ async def run_once(text: str, cap: float) -> dict:
     handled_tokens = [0]
 
     def timed_token(self, message):  # type: ignore[no-untyped-def]
-        handled_tokens[0] += 1
+        handled_tokens[0] += max(1, len(message.text.split()))  # tokens arrive batched
         handled["last"] = now()
         if handled["first"] is None:
             handled["first"] = handled["last"]
@@ -150,7 +151,7 @@ async def run_once(text: str, cap: float) -> dict:
         if kind == "token":
             seen.add(id(message))
             kept.append(message)
-            tokens[0] += 1
+            tokens[0] += max(1, len(message.event.text.split()))
             if state["first"] is None:
                 state["first"] = now()
                 key_base[0] = composer_ref[0].text.count("x")  # cleared on send

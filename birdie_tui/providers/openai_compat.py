@@ -3,6 +3,7 @@ Ollama and any OpenAI-compatible base_url. Loaded lazily by the factory (imports
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,6 +25,7 @@ from birdie_tui.providers.sdk_base import (
     call_chunk,
     finish_reason,
 )
+from birdie_tui.providers.sse import DONE, SSEReader
 from birdie_tui.providers.streaming import dump_args, usage_metadata, vendor_text
 
 GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
@@ -113,40 +115,62 @@ class OpenAICompatChatModel(SDKChatModel):
     async def _vendor_stream(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
                              stop: list[str] | None, state: StreamState
                              ) -> AsyncIterator[AIMessageChunk]:
-        stream = await self._client.chat.completions.create(**self._request(messages, tools, stop))
-        state.started = True
-        async with stream:
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    state.usage = _usage(chunk.usage)
-                for choice in chunk.choices[:1]:  # we never ask for n > 1
-                    delta = choice.delta
-                    text = (delta.content or "") if delta else ""
-                    if delta is not None and getattr(delta, "refusal", None):
-                        text += delta.refusal
-                    if text:
-                        yield AIMessageChunk(content=text)
-                    for call in (delta.tool_calls or []) if delta else []:
-                        fn = call.function
-                        key = call.index if call.index is not None else (call.id or None)
-                        piece = state.calls.chunk(
-                            key, id=call.id or None,
-                            name=fn.name if fn else None, args=(fn.arguments if fn else "") or "")
-                        yield call_chunk(piece)
-                    if choice.finish_reason:
-                        state.finish_reason = finish_reason(choice.finish_reason)
+        # The raw body, not the SDK's stream: building a typed object per token cost more than
+        # everything else a token goes through (status errors and retries stay the SDK's).
+        params = self._request(messages, tools, stop)
+        async with self._client.chat.completions.with_streaming_response.create(
+                **params) as response:
+            state.started = True
+            reader = SSEReader()
+            async for data in response.iter_bytes():
+                text: list[str] = []  # the text of this read, merged into one chunk
+                for payload in reader.feed(data):
+                    if payload.strip() == DONE:
+                        break
+                    for piece in _apply(json.loads(payload), state, text, response):
+                        yield piece
+                if text:
+                    yield AIMessageChunk(content="".join(text))
         if state.finish_reason is None and self.vendor not in ("openai", "azure"):
             # Some compatible servers end with [DONE] but no finish_reason: a clean end is
             # accepted from them (a cut connection still raises in the loop above).
             state.finish_reason = "tool_calls" if state.calls.calls else "stop"
 
 
-def _usage(usage: Any) -> dict[str, Any]:
+def _apply(chunk: dict[str, Any], state: StreamState, text: list[str],
+           response: Any) -> list[AIMessageChunk]:
+    """One chat-completion chunk: text joins `text`; a tool-call piece is returned (after the
+    text before it, so the order holds); usage and the finish reason go to `state`."""
+    if chunk.get("error"):  # an error event in the middle of the stream
+        error = chunk["error"]
+        message = error.get("message") if isinstance(error, dict) else None
+        raise openai.APIError(message or "An error occurred during streaming",
+                              response.http_request, body=error)
+    if chunk.get("usage"):
+        state.usage = _usage(chunk["usage"])
+    out: list[AIMessageChunk] = []
+    for choice in (chunk.get("choices") or [])[:1]:  # we never ask for n > 1
+        delta = choice.get("delta") or {}
+        text.append((delta.get("content") or "") + (delta.get("refusal") or ""))
+        for call in delta.get("tool_calls") or []:
+            if any(text):
+                out.append(AIMessageChunk(content="".join(text)))
+            text.clear()
+            fn = call.get("function") or {}
+            key = call.get("index") if call.get("index") is not None else (call.get("id") or None)
+            out.append(call_chunk(state.calls.chunk(
+                key, id=call.get("id") or None, name=fn.get("name"),
+                args=fn.get("arguments") or "")))
+        if choice.get("finish_reason"):
+            state.finish_reason = finish_reason(choice["finish_reason"])
+    return out
+
+
+def _usage(usage: dict[str, Any]) -> dict[str, Any]:
     """`prompt_tokens` already includes cached tokens (OpenAI convention)."""
-    prompt = getattr(usage, "prompt_tokens_details", None)
-    completion = getattr(usage, "completion_tokens_details", None)
+    prompt = usage.get("prompt_tokens_details") or {}
+    completion = usage.get("completion_tokens_details") or {}
     return dict(usage_metadata(
-        usage.prompt_tokens, usage.completion_tokens,
-        cache_read=getattr(prompt, "cached_tokens", None) if prompt else None,
-        reasoning=getattr(completion, "reasoning_tokens", None) if completion else None,
+        usage.get("prompt_tokens"), usage.get("completion_tokens"),
+        cache_read=prompt.get("cached_tokens"), reasoning=completion.get("reasoning_tokens"),
     ))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.agent.events import TurnCancelled, TurnError
+from birdie_tui.agent.events import TokenStreamed, TurnCancelled, TurnError
 from birdie_tui.text import one_line
 from birdie_tui.tui.messages import EngineEvent
 
@@ -14,10 +14,17 @@ if TYPE_CHECKING:
     from birdie_tui.tui.main_screen import MainScreen
 
 
+# Tokens are posted to the screen at most this often, joined: a fast model sends hundreds a
+# second, and one message per token costs more than the frame that shows them.
+TOKEN_BATCH_SECONDS = 1 / 60
+
+
 class TurnRunner:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self.worker: Any = None
+        self._tokens: list[str] = []  # streamed, not yet posted
+        self._flush_handle: asyncio.TimerHandle | None = None
 
     @property
     def running(self) -> bool:
@@ -36,14 +43,36 @@ class TurnRunner:
         approver = approve_always if screen.app.args.auto_approve else self.ask_approval
         try:
             async for event in screen.birdie.send(text, approver=approver):
-                screen.post_message(EngineEvent(event))
+                if event.type == "token":
+                    self._buffer(event.text)
+                else:
+                    self._post_tokens()  # whatever came before this event, in order
+                    screen.post_message(EngineEvent(event))
         except asyncio.CancelledError:
+            self._post_tokens()
             screen.post_message(EngineEvent(TurnCancelled()))
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
+            self._post_tokens()
             screen.post_message(EngineEvent(TurnError(one_line(exc))))
         finally:
+            self._post_tokens()
             screen.call_later(screen.show_status, False)  # after the turn's own events
+
+    def _buffer(self, text: str) -> None:
+        self._tokens.append(text)
+        if self._flush_handle is None:
+            loop = asyncio.get_running_loop()
+            self._flush_handle = loop.call_later(TOKEN_BATCH_SECONDS, self._post_tokens)
+
+    def _post_tokens(self) -> None:
+        """The tokens buffered so far, as one `token` event."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._tokens:
+            text, self._tokens = "".join(self._tokens), []
+            self.screen.post_message(EngineEvent(TokenStreamed(text)))
 
     async def ask_approval(self, call: dict[str, Any], skill: str) -> bool:
         """An approval is a future the modal resolves (the engine awaits it)."""

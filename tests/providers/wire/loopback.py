@@ -24,6 +24,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None  # close the socket after this many events
     delay: float = 0.0  # seconds before answering (timeout tests)
+    gap: float = 0.0  # seconds between events (a paced stream)
+    together: bool = False  # every event in one write (a reply sent all at once)
 
     @classmethod
     def error(cls, status: int, body: Any, **headers: str) -> Reply:
@@ -114,7 +116,14 @@ class LoopbackServer:
         handler.send_header("Transfer-Encoding", "chunked")
         handler.send_header("Cache-Control", "no-cache")
         handler.end_headers()
+        if reply.together:
+            data = "".join(reply.events).encode()
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n")
+            handler.wfile.flush()
+            return
         for number, frame in enumerate(reply.events):
+            if number and reply.gap:
+                time.sleep(reply.gap)
             if reply.cut_after is not None and number >= reply.cut_after:
                 handler.wfile.flush()
                 handler.close_connection = True

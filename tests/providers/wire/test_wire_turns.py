@@ -3,16 +3,15 @@ speaking that vendor's streaming wire format (parametrized over openai, anthropi
 
 from __future__ import annotations
 
-import pytest
-
 import json
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from birdie_tui.agent.engine import INTERRUPTED_MARK
 from birdie_tui.agent.history import history_problems
 
-from .conftest import FAST, SECRET, kinds, run
+from .conftest import FAST, SECRET, VENDORS, kinds, run
 
 ECHO = ("call_A1", "echo_text", '{"text": "it works"}')
 
@@ -44,8 +43,10 @@ def call_ids(vendor: str, body: dict) -> list[str]:
 
 
 async def test_text_streams_token_by_token(vendor, server, make_engine):
-    """Each vendor's text stream arrives token by token with one usage and the right request."""
-    server.script(vendor.reply(["Hel", "lo, ", "world", "!"]))
+    """Each vendor's paced text stream arrives token by token with one usage."""
+    reply = vendor.reply(["Hel", "lo, ", "world", "!"])
+    reply.gap = 0.03
+    server.script(reply)
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hello")
     assert [e.text for e in events if e.type == "token"] == ["Hel", "lo, ", "world", "!"]
@@ -100,6 +101,21 @@ async def test_tool_call_round_trip(vendor, server, make_engine):
     history = await engine.messages()
     assert [type(m) for m in history] == [HumanMessage, AIMessage, ToolMessage, AIMessage]
     assert history_problems(history) == []
+
+
+async def test_a_reply_sent_at_once_arrives_in_few_chunks(server, make_engine):
+    """Events that arrive in one read are merged: the same text and usage, far fewer tokens
+    (a reply sent all at once would otherwise cost one trip through the graph per token)."""
+    vendor = VENDORS["openai"]
+    words = [f"w{i} " for i in range(500)]
+    reply = vendor.reply(words)
+    reply.together = True
+    server.script(reply)
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "all at once")
+    tokens = [e.text for e in events if e.type == "token"]
+    assert "".join(tokens) == "".join(words) and len(tokens) < 20
+    assert kinds(events).count("usage") == 1 and events[-1].text == "".join(words)
 
 
 async def test_parallel_tool_calls(vendor, server, make_engine):

@@ -17,8 +17,9 @@ from birdie_tui.tui.turn_view import TurnView
 from .conftest import send, wait_for, wait_ready, wait_turn
 
 
-async def test_send_message_streams_reply(make_app):
-    """A sent message streams its reply token by token, from `injected` to `done`, as one turn."""
+async def test_send_message_streams_reply(make_app, monkeypatch):
+    """A paced reply streams in many pieces, from `injected` to `done`, as one turn."""
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "150")
     app = make_app()
     seen = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
@@ -28,11 +29,26 @@ async def test_send_message_streams_reply(make_app):
         replies = list(app.query(AssistantMessage))
         assert len(replies) == 1 and "hello there" in replies[0].text
         kinds = [x.type for x in seen if isinstance(x, EngineEvent)]
-        assert kinds.count("token") > 5  # streamed token by token, one message per event
+        assert kinds.count("token") > 5  # streamed as it comes, not at the end
         turn_kinds = [k for k in kinds if k in TurnView.HANDLERS]
         assert turn_kinds[0] == "injected" and turn_kinds[-1] == "done"
         assert app.birdie.engine.session.turns == 1
         assert "offline model" in str(app.query_one("#status").render())
+
+
+async def test_a_fast_reply_reaches_the_screen_in_few_messages(make_app):
+    """Tokens that arrive together are posted together: a full-speed reply is a handful of
+    messages (one per token would cost more than the frames that show them), all its text."""
+    app = make_app()
+    seen = []
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "hello there " * 200)
+        await wait_turn(pilot, app)
+        tokens = [x.event.text for x in seen if isinstance(x, EngineEvent) and x.type == "token"]
+        reply = app.query_one(AssistantMessage)
+        assert "".join(tokens) == reply.text and reply.rendered_text == reply.text
+        assert 1 <= len(tokens) < 50 and len(reply.text.split()) > 400
 
 
 async def test_tool_call_block_and_result(make_app):

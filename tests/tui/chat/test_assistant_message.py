@@ -12,7 +12,7 @@ from tests.tui.chat.harness import ChatHarness
 
 
 def rendered_source(reply: AssistantMessage) -> str:
-    return "".join(md.source for md in reply.markdown_widgets)
+    return reply.rendered_text
 
 
 async def test_burst_of_fragments_ends_up_in_the_markdown():

@@ -9,6 +9,11 @@ answering keys however slow rendering gets.
 
 Textual's Markdown mounts ~10 widgets per short reply (300 replies ≈ 9 s), so replayed history
 can ask for `lite=True`: one Static rendering rich's Markdown (300 replies ≈ 0.5 s).
+
+A reply that arrives faster than it can be streamed into Markdown (a fast model, or one that
+sends everything at once) catches up instead of draining: its last part is rendered as
+Markdown at once and mounted first, so the end is on screen within a frame or two, and the
+parts before it are mounted above it as lite Statics, one per tick (never one long freeze).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ FLUSH_INTERVAL = 1 / 15
 SPLIT_CHARS = 6_000
 BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
+CATCH_UP_CHARS = 2 * SPLIT_CHARS  # a backlog this big at the end is caught up, not drained
+LITE_CHARS = 3_000  # caught-up parts are joined into lite Statics of about this size
 # A top-level list item ("- x", "* x", "+ x", "12. x"): never a setext underline or a rule.
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) +\S")
 
@@ -101,6 +108,17 @@ class ParagraphSplitter:
             self._fence = (char, run)
         elif char == self._fence[0] and run >= self._fence[1] and not stripped[run:].strip():
             self._fence = None
+
+
+def _joined(parts: list[str], size: int) -> list[str]:
+    """Consecutive parts joined into pieces of about `size` characters (never split)."""
+    pieces: list[str] = []
+    for part in parts:
+        if pieces and len(pieces[-1]) + len(part) <= size:
+            pieces[-1] += part
+        else:
+            pieces.append(part)
+    return pieces
 
 
 def _unquote(line: str) -> str:
@@ -190,6 +208,12 @@ class AssistantMessage(Widget):
         return list(self.query_children(Markdown))
 
     @property
+    def rendered_text(self) -> str:
+        """The text that reached the screen, part by part (Markdown or caught-up lite)."""
+        return "".join(md.source if isinstance(md, Markdown) else getattr(md, "source", "")
+                       for md in self.children)
+
+    @property
     def lite(self) -> bool:
         return self._lite
 
@@ -230,13 +254,7 @@ class AssistantMessage(Widget):
         (the rest waits for the next tick, so one flush never holds the loop for long)."""
         if self._stream is None:
             return
-        if self._pending:
-            chunk = "".join(self._pending)
-            self._pending.clear()
-            start = 0
-            for split in [*self._splitter.feed(chunk), len(chunk)]:
-                self._enqueue(start > 0, chunk[start:split])
-                start = split
+        self._split_pending()
         started = time.monotonic()
         while self._queue:
             new_widget, text = self._queue.pop(0)
@@ -276,6 +294,9 @@ class AssistantMessage(Widget):
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
+            self._split_pending()
+            if sum(len(text) for _, text in self._queue) >= CATCH_UP_CHARS:
+                await self._catch_up()
             # Drain in budgeted batches with the loop free in between: a reply that arrived
             # all at once (a fast model) must not freeze the composer while it renders.
             while self._stream is not None and (self._pending or self._queue):
@@ -287,6 +308,38 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
+
+    def _split_pending(self) -> None:
+        """Move what is buffered into the queue, cut where new Markdown widgets start."""
+        if not self._pending:
+            return
+        chunk = "".join(self._pending)
+        self._pending.clear()
+        start = 0
+        for split in [*self._splitter.feed(chunk), len(chunk)]:
+            self._enqueue(start > 0, chunk[start:split])
+            start = split
+
+    async def _catch_up(self) -> None:
+        """Show a big backlog's end first, then fill in the parts above it (see the module)."""
+        assert self._stream is not None
+        parts = [text for _, text in self._queue]
+        continues = not self._queue[0][0]  # the first part belongs to the current widget
+        self._queue.clear()
+        if continues:
+            await self._stream.write(parts.pop(0))
+        await self._stream.stop()
+        self._stream = None
+        if not parts:
+            return
+        last = Markdown(parts.pop())
+        await self.mount(last)
+        for text in _joined(parts, LITE_CHARS):  # parts end at block boundaries: joinable
+            await asyncio.sleep(0)  # the loop between parts: keys and frames go on
+            lite = Static(RichMarkdown(text), classes="lite")
+            lite.source = text  # type: ignore[attr-defined]
+            await self.mount(lite, before=last)
+            self.flush_count += 1
 
     async def mark_interrupted(self) -> None:
         """Finish, then say so: the user stopped the turn before it ended."""
