@@ -16,10 +16,11 @@ import asyncio
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from birdie_tui.agent.accounting import record_turn, take_back_turn, usage_after
 from birdie_tui.agent.checkpointer import open_checkpointer
@@ -33,7 +34,7 @@ from birdie_tui.agent.options import (
     default_skill_dirs,
     mcp_start_timeout,
 )
-from birdie_tui.agent.stream import final_reply, translate
+from birdie_tui.agent.stream import agent_reply, translate
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.providers.catalog import context_window, price_per_million
@@ -75,6 +76,7 @@ class Engine(SessionOps):
                                tool_timeout=self.options.tool_timeout,
                                mcp_tools=self.mcp.tools_for)
         self._graph: Any = None
+        self.needs_repair = True  # see SessionOps: the open history may need a repair
         self._saver: Any = None
         self._conn: Any = None
 
@@ -219,7 +221,8 @@ class Engine(SessionOps):
         """Run one user turn, yielding events. Never raises for engine/provider failures: they
         become a `TurnError` event. Cancellation leaves a valid history. An unsaved session is
         saved first (`persist_session`; its id may change). The tokens of every completed model
-        call are counted, however the turn ends."""
+        call are counted, however the turn ends. The history is read back only to repair it
+        (`needs_repair`): the final reply comes from the stream itself."""
         meta = self.require_session()
         if not meta.saved:
             try:
@@ -227,7 +230,8 @@ class Engine(SessionOps):
             except OSError as exc:
                 yield TurnError(message=f"could not create the session file: {exc}")
                 return
-        await self.repair_session()
+        if self.needs_repair:
+            await self.repair_session()
         context = AgentContext(
             model=self.model,
             toolbox=self.toolbox,
@@ -235,10 +239,10 @@ class Engine(SessionOps):
             approver=approver,
             max_tool_calls=self.options.max_tool_calls,
         )
-        streamed: list[str] = []  # text of the model call in progress
-        used_in = used_out = 0
+        tally = _Tally()
         self.ledger.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
+        self.needs_repair = True  # until the turn ends cleanly
         try:
             async for mode, data in self._graph.astream(
                 {"messages": [asked]},
@@ -247,28 +251,30 @@ class Engine(SessionOps):
                 stream_mode=["messages", "updates", "custom"],
                 durability="sync",  # a finished step is on disk before the next starts
             ):
+                tally.reply = agent_reply(mode, data) or tally.reply
                 for event in translate(mode, data):
-                    if event.type == "token":
-                        streamed.append(event.text)  # type: ignore[attr-defined]
-                    elif isinstance(event, UsageReported):
-                        streamed.clear()
-                        used_in += event.input_tokens
-                        used_out += event.output_tokens
-                        self.ledger.add_call(event.input_tokens, event.output_tokens,
-                                             event.cached_input_tokens, self.price)
+                    self._tally(event, tally)
                     yield event
-            reply = final_reply(await self.messages())
-            yield TurnDone(text=content_text(reply.content) if reply is not None else "")
+            self.needs_repair = False
+            yield TurnDone(text=tally.final_text())
         except (asyncio.CancelledError, GeneratorExit):
-            used_in, used_out = await self._close_interrupted(
-                "".join(streamed), asked.id, (used_in, used_out))
+            await self._close_interrupted(tally, asked.id)
             raise
         except Exception as exc:  # provider, tool plumbing, anything: the app goes on
-            used_in, used_out = await self._close_interrupted(
-                "".join(streamed), asked.id, (used_in, used_out))
+            await self._close_interrupted(tally, asked.id)
             yield TurnError(message=one_line(exc))
         finally:
-            self._record(meta, text, used_in, used_out)
+            self._record(meta, text, tally.used_in, tally.used_out)
+
+    def _tally(self, event: TurnEvent, tally: _Tally) -> None:
+        if event.type == "token":
+            tally.streamed.append(event.text)  # type: ignore[attr-defined]
+        elif isinstance(event, UsageReported):
+            tally.streamed.clear()
+            tally.used_in += event.input_tokens
+            tally.used_out += event.output_tokens
+            self.ledger.add_call(event.input_tokens, event.output_tokens,
+                                 event.cached_input_tokens, self.price)
 
     def _record(self, meta: Any, text: str, used_in: int, used_out: int) -> None:
         """Count the turn in the session file, with every completed call the ledger saw (and a
@@ -282,15 +288,35 @@ class Engine(SessionOps):
                     cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost())
         self.ledger.end_turn()
 
-    async def _close_interrupted(self, partial: str, asked_id: str | None,
-                                 used: tuple[int, int]) -> tuple[int, int]:
-        """Repair the history of a turn that did not finish; return its spent tokens, counting
-        a call that completed (and was checkpointed) just before its usage event got out."""
+    async def _close_interrupted(self, tally: _Tally, asked_id: str | None) -> None:
+        """Repair the history of a turn that did not finish and settle its spent tokens,
+        counting a call that completed (and was checkpointed) just before its usage event got
+        out. One read of the history serves both."""
         try:
-            await self.repair_session(partial_reply=partial)
-            seen = usage_after(await self.messages(), asked_id or "")
-        except Exception:  # noqa: BLE001 - repair runs again before the next turn
-            return used
-        if seen is None:
-            return used
-        return max(used[0], seen[0]), max(used[1], seen[1])
+            history, _ = await self.repaired_history(partial_reply="".join(tally.streamed))
+            seen = usage_after(history, asked_id or "")
+        except Exception:  # noqa: BLE001 - needs_repair stays set: repair runs before next turn
+            return
+        finally:
+            # The graph's stream may still be winding down: check again before the next turn.
+            self.needs_repair = True
+        if seen is not None:
+            tally.used_in = max(tally.used_in, seen[0])
+            tally.used_out = max(tally.used_out, seen[1])
+
+
+@dataclass
+class _Tally:
+    """What a turn has seen so far: the text of the model call in progress, the tokens of its
+    completed calls, and the last AI message the agent node produced."""
+
+    streamed: list[str] = field(default_factory=list)
+    used_in: int = 0
+    used_out: int = 0
+    reply: AIMessage | None = None
+
+    def final_text(self) -> str:
+        """The answer: the last AI message, unless it still calls tools (as `final_reply`)."""
+        if self.reply is None or self.reply.tool_calls:
+            return ""
+        return content_text(self.reply.content)

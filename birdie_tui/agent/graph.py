@@ -30,7 +30,7 @@ from birdie_tui.agent.history import (
     repair_history,
     tool_calls_since_user,
 )
-from birdie_tui.agent.prompt import build_system_prompt
+from birdie_tui.agent.prompt import build_system_prompt, catalog_for
 from birdie_tui.agent.skill_tools import loaded_skill_names
 from birdie_tui.agent.toolbox import Toolbox
 
@@ -69,7 +69,8 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     prompt, report = build_system_prompt(
         allowed,
         latest_user_text(messages),
-        loaded=loaded_skill_names(messages),
+        # Only Agent Skills are loaded: without one, the history need not be searched.
+        loaded=loaded_skill_names(messages) if catalog_for(allowed).loadable else (),
         memory=ctx.memory,
         tools_by_tag=ctx.toolbox.tools_by_tag(allowed),
     )
@@ -77,7 +78,7 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         prompt += "\n\n" + LOOP_GUARD_NOTE
         tools = []
     get_stream_writer()({"injected": report})
-    model = ctx.model.bind_tools(tools) if tools else ctx.model
+    model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
     response = answerable_calls(
         await model.ainvoke([SystemMessage(prompt), *context_window(messages)]))
     if not tools and isinstance(response, AIMessage) and response.tool_calls:

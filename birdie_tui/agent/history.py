@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
 from birdie_tui.text import content_text
 
@@ -25,6 +31,13 @@ def repair_history(
     Each unanswered tool call gets an error tool message right after its AI message; tool
     messages found later are moved into place; orphans and duplicates are dropped.
     """
+    if _already_valid(messages):  # the usual case, checked without building anything
+        return list(messages), False
+    return _rebuild(messages, reason)
+
+
+def _rebuild(messages: Sequence[BaseMessage], reason: str) -> tuple[list[BaseMessage], bool]:
+    """The repair itself: the history rebuilt message by message."""
     out: list[BaseMessage] = []
     used: set[int] = set()  # positions of tool messages already placed
 
@@ -59,6 +72,32 @@ def repair_history(
                 )
     changed = len(out) != len(messages) or any(a is not b for a, b in zip(out, messages))
     return out, changed
+
+
+_PLAIN = (HumanMessage, SystemMessage)
+
+
+def _already_valid(messages: Sequence[BaseMessage]) -> bool:
+    """True when `repair_history` would change nothing: each AI message's calls (all with an
+    id) are answered right after it, in call order, and no other tool message stands anywhere.
+    One pass on exact classes (an `isinstance` on a message costs more than the rest), no
+    allocation per message: it runs before every model call. False means "not sure": any
+    other message class sends the history to the full repair."""
+    due: list[str] = []  # the call ids still to answer, in order
+    for msg in messages:
+        cls = type(msg)
+        if cls is ToolMessage:
+            if not due or msg.tool_call_id != due[0]:  # type: ignore[attr-defined]
+                return False
+            del due[0]
+            continue
+        if due or (cls is not AIMessage and cls not in _PLAIN):
+            return False
+        if cls is AIMessage and msg.tool_calls:  # type: ignore[attr-defined]
+            due = [call.get("id") or "" for call in msg.tool_calls]  # type: ignore[attr-defined]
+            if "" in due:
+                return False
+    return not due
 
 
 def history_problems(messages: Sequence[BaseMessage]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from operator import is_
 
 from birdie_tui.agent.events import InjectedSkill, SkillsInjected
 from birdie_tui.providers.tokens import estimate_tokens
@@ -46,6 +47,34 @@ def matched_trigger(skill: Skill, user_text: str) -> str | None:
     return None
 
 
+class _Catalog:
+    """The catalog of an allowed list and what goes with it (its token estimate, which skills
+    can be injected and how): built again only when the allowed skills are not the same
+    objects as last time (a reload or a grant change), not on every model call."""
+
+    def __init__(self, allowed: Sequence[Skill]):
+        self.skills = tuple(allowed)
+        self.text = _catalog(allowed)
+        self.tokens = estimate_tokens(self.text)
+        self.always = [s for s in allowed if s.always_inject and s.body]
+        self.triggered = [s for s in allowed if not s.always_inject and s.body and s.triggers
+                          and s.format != "agent-skills"]
+        self.loadable = [s for s in allowed if s.format == "agent-skills" and s.body]
+
+    def fits(self, allowed: Sequence[Skill]) -> bool:
+        return len(self.skills) == len(allowed) and all(map(is_, self.skills, allowed))
+
+
+_last_catalog: _Catalog | None = None
+
+
+def catalog_for(allowed: Sequence[Skill]) -> _Catalog:
+    global _last_catalog
+    if _last_catalog is None or not _last_catalog.fits(allowed):
+        _last_catalog = _Catalog(allowed)
+    return _last_catalog
+
+
 def _catalog(allowed: Sequence[Skill]) -> str:
     if not allowed:
         return "No skills are enabled for this session."
@@ -80,8 +109,8 @@ def build_system_prompt(
 ) -> tuple[str, SkillsInjected]:
     """Return the system prompt for one model call and the injection report for it."""
     tools_by_tag = tools_by_tag or {}
-    catalog = _catalog(allowed)
-    parts = [PREAMBLE, catalog]
+    cached = catalog_for(allowed)
+    parts = [PREAMBLE, cached.text]
     injected: list[InjectedSkill] = []
 
     def inject(skill: Skill, header: str, reason: str) -> None:
@@ -89,18 +118,15 @@ def build_system_prompt(
         parts.append(f"--- {header} ---\n{body}")
         injected.append(InjectedSkill(skill.name, reason, estimate_tokens(body), body))
 
-    for skill in allowed:
-        if skill.always_inject and skill.body:
-            inject(skill, f"{skill.name} skill context", "always_inject")
-    for skill in allowed:
-        if skill.always_inject or skill.format == "agent-skills" or not skill.body:
-            continue
+    for skill in cached.always:
+        inject(skill, f"{skill.name} skill context", "always_inject")
+    for skill in cached.triggered:
         phrase = matched_trigger(skill, user_text)
         if phrase is not None:
             inject(skill, f"{skill.name} skill context", f"trigger:{phrase}")
     wanted = {name.lower() for name in loaded}
-    for skill in allowed:
-        if skill.format == "agent-skills" and skill.name.lower() in wanted and skill.body:
+    for skill in cached.loadable:
+        if skill.name.lower() in wanted:
             inject(skill, f"{skill.name} skill (loaded)", "loaded")
     if memory:
         parts.append("--- Long-term memory ---\n" + "\n".join(f"- {m}" for m in memory))
@@ -108,7 +134,7 @@ def build_system_prompt(
     prompt = "\n\n".join(parts)
     report = SkillsInjected(
         skills=injected,
-        catalog_tokens=estimate_tokens(catalog),
+        catalog_tokens=cached.tokens,
         memory=list(memory),
         prompt_tokens=estimate_tokens(prompt),
     )

@@ -3,6 +3,10 @@ list, rename, delete, and keeping its checkpointed history valid (`repair_sessio
 
 A mixin of `Engine`, split out along the seam between sessions and turns; it uses the engine's
 session store, policy, registry, ledger and graph.
+
+Reading a history back costs as much as the history is long, so it is read only when needed:
+`needs_repair` says whether the open session's history may be invalid (just opened, a turn
+that did not end cleanly, a repair that failed). A turn repairs first only then.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ class SessionOps:
     user: str
     _graph: Any
     _saver: Any
+    # The open session's history may be invalid: repair it before the next turn.
+    needs_repair: bool = True
 
     def set_skill_enabled(self, name: str, enabled: bool) -> Any:  # defined by Engine
         raise NotImplementedError
@@ -105,12 +111,13 @@ class SessionOps:
             self.set_skill_enabled(name, True)
         for name in disable:
             self.set_skill_enabled(name, False)
-        await self.repair_session()
-        self.ledger.show_history(await self.messages())
+        history, _ = await self.repaired_history()
+        self.ledger.show_history(history)
         return SessionOpened(id=meta.id, new=new)
 
     def _activate(self, meta: SessionMeta) -> None:
         self.session = meta
+        self.needs_repair = True  # a history this engine has not checked yet
         self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
 
     async def new_session(self) -> SessionMeta:
@@ -173,8 +180,15 @@ class SessionOps:
         With `partial_reply` (text streamed before an interruption) the turn is closed by an
         AI message keeping what arrived, marked as interrupted.
         """
+        return (await self.repaired_history(partial_reply))[1]
+
+    async def repaired_history(self, partial_reply: str | None = None
+                               ) -> tuple[list[BaseMessage], bool]:
+        """`repair_session`, returning (the history as it now stands, whether it changed):
+        one read of the checkpoint instead of a repair and then a read. Clears
+        `needs_repair` once a saved session's history is known to be valid."""
         if not self.session_saved:
-            return False  # no history yet
+            return [], False  # no history yet
         config = self._config()
         state = await self._graph.aget_state(config)
         history = list(state.values.get("messages", [])) if state and state.values else []
@@ -188,4 +202,5 @@ class SessionOps:
         if changed or (state is not None and state.next):
             await self._graph.aupdate_state(config, {"messages": replace_all(fixed)},
                                             as_node="agent")
-        return changed
+        self.needs_repair = False
+        return fixed, changed

@@ -70,18 +70,20 @@ def make_skill_tools(find: Callable[[str], Skill | None]) -> list[BaseTool]:
 
 
 def loaded_skill_names(messages: Sequence[BaseMessage]) -> list[str]:
-    """Skills the model loaded earlier in this session: successful `load_skill` calls."""
-    ok: set[str] = {
-        m.tool_call_id
-        for m in messages
-        if isinstance(m, ToolMessage) and m.name == LOAD_SKILL and m.status != "error"
-    }
-    names: list[str] = []
+    """Skills the model loaded earlier in this session: successful `load_skill` calls (one
+    pass over the history: it runs before every model call)."""
+    ok: set[str] = set()
+    calls: list[dict] = []
     for msg in messages:
-        if isinstance(msg, AIMessage):
-            for call in msg.tool_calls:
-                if call["name"] == LOAD_SKILL and call.get("id") in ok:
-                    name = str(call["args"].get("name", ""))
-                    if name and name not in names:
-                        names.append(name)
+        if isinstance(msg, ToolMessage):
+            if msg.name == LOAD_SKILL and msg.status != "error":
+                ok.add(msg.tool_call_id)
+        elif isinstance(msg, AIMessage) and msg.tool_calls:
+            calls.extend(c for c in msg.tool_calls if c["name"] == LOAD_SKILL)
+    names: list[str] = []
+    for call in calls:
+        if call.get("id") in ok:
+            name = str(call["args"].get("name", ""))
+            if name and name not in names:
+                names.append(name)
     return names

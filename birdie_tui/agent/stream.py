@@ -64,6 +64,16 @@ def _agent_update(messages: list[Any]) -> Iterator[TurnEvent]:
         yield ToolCallStarted(id=call.get("id") or "", name=call["name"], args=dict(call["args"]))
 
 
+def agent_reply(mode: str, data: Any) -> AIMessage | None:
+    """The AI message an update of the agent node carries (None for any other stream item):
+    the engine takes a turn's answer from here instead of reading the history back."""
+    if mode != "updates" or not isinstance(data, dict):
+        return None
+    update = data.get("agent")
+    messages = update.get("messages", []) if isinstance(update, dict) else []
+    return next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+
+
 def final_reply(messages: list[Any]) -> AIMessage | None:
     """The answer of a finished turn: the last AI message without tool calls."""
     for msg in reversed(messages):

@@ -1,9 +1,16 @@
 """Which tools exist for the next model call: rebuilt from the registry and the session's policy
-each call, so a toggle (or a reload) takes effect on the very next call."""
+each call, so a toggle (or a reload) takes effect on the very next call.
+
+What costs O(tools) is built once and reused while its inputs are the same objects: a skill's
+LangChain tools (per Skill object: a reload makes new ones), and the model bound to a tool list
+(`bind`: converting every tool's schema to the vendor format is the expensive part of a call).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from operator import is_
+from typing import Any
 
 from langchain_core.tools import BaseTool
 
@@ -33,9 +40,23 @@ class Toolbox:
         # Built tools keyed by the Skill object: a reload makes new objects, so no invalidation.
         self._cache: dict[int, tuple[Skill, list[BaseTool]]] = {}
         self._mcp_owner: dict[str, Skill] = {}  # MCP tool name -> its skill (for approval)
+        self._skill_tools_pair: list[BaseTool] | None = None  # load_skill, read_skill_file
+        # (model, tools, model.bind_tools(tools)) of the last call: reused while both are the
+        # same objects; a reload, a toggle or another model makes a new one.
+        self._bound: tuple[Any, tuple[BaseTool, ...], Any] | None = None
+        self._allowed: tuple[tuple[Any, ...], list[Skill]] | None = None
+        self._by_tag: tuple[tuple[Skill, ...], dict[str, list[str]]] | None = None
+        self._static: tuple[tuple[Skill, ...], list[BaseTool]] | None = None  # no MCP in it
 
     def allowed_skills(self) -> list[Skill]:
-        return self._policy().allowed(self.registry)
+        """The skills the session's policy lets the model use, worked out again only when the
+        registry was replaced or a grant changed."""
+        policy = self._policy()
+        key = (self.registry.version, tuple(policy.enabled_names),
+               tuple(policy.disabled_names))
+        if self._allowed is None or self._allowed[0] != key:
+            self._allowed = (key, policy.allowed(self.registry))
+        return list(self._allowed[1])
 
     def find_allowed(self, name: str) -> Skill | None:
         skill = self.registry.get(name)
@@ -46,11 +67,24 @@ class Toolbox:
         if hit is not None and hit[0] is skill:
             return hit[1]
         tools = [make_tool(t, skill, timeout=self.tool_timeout) for t in skill.tools]
+        if len(self._cache) > 2 * len(self.registry) + 16:  # reloads left old skills behind
+            current = {id(s) for s in self.registry.skills()}
+            self._cache = {k: v for k, v in self._cache.items() if k in current}
         self._cache[id(skill)] = (skill, tools)
         return tools
 
     async def tools(self, skills: list[Skill] | None = None) -> list[BaseTool]:
+        """The tools of `skills` (default: the allowed ones). Without an MCP skill among them
+        the list is kept, and given again while `skills` are the same objects."""
         skills = self.allowed_skills() if skills is None else skills
+        if self._static is not None and same_items(self._static[0], skills):
+            return list(self._static[1])
+        out = await self._collect(skills)
+        if self.mcp_tools is None or all(s.mcp_server is None for s in skills):
+            self._static = (tuple(skills), list(out))
+        return out
+
+    async def _collect(self, skills: list[Skill]) -> list[BaseTool]:
         out: list[BaseTool] = []
         for skill in skills:
             out.extend(self._skill_tools(skill))
@@ -61,15 +95,33 @@ class Toolbox:
                         self._mcp_owner[tool.name] = skill
                         out.append(tool)
         if any(s.format == "agent-skills" for s in skills):
-            out.extend(make_skill_tools(self.find_allowed))
+            if self._skill_tools_pair is None:  # they look skills up when called
+                self._skill_tools_pair = make_skill_tools(self.find_allowed)
+            out.extend(self._skill_tools_pair)
         return out
 
+    def bind(self, model: Any, tools: Sequence[BaseTool]) -> Any:
+        """`model.bind_tools(tools)`, reused while the model and every tool are the same
+        objects as on the last call (tools are immutable once built, so the converted schemas
+        cannot go stale)."""
+        hit = self._bound
+        if hit is not None and hit[0] is model and same_items(hit[1], tools):
+            return hit[2]
+        bound = model.bind_tools(list(tools))
+        self._bound = (model, tuple(tools), bound)
+        return bound
+
     def tools_by_tag(self, skills: list[Skill]) -> dict[str, list[str]]:
+        """Tag -> names of the tools of `skills` carrying it (shared while `skills` are the
+        same objects: read it, do not change it)."""
+        if self._by_tag is not None and same_items(self._by_tag[0], skills):
+            return self._by_tag[1]
         index: dict[str, list[str]] = {}
         for skill in skills:
             for tool in skill.tools:
                 for tag in skill.tags:
                     index.setdefault(tag, []).append(tool.name)
+        self._by_tag = (tuple(skills), index)
         return index
 
     def skill_for_tool(self, tool_name: str) -> Skill | None:
@@ -78,3 +130,9 @@ class Toolbox:
     def requires_approval(self, tool_name: str) -> bool:
         skill = self.skill_for_tool(tool_name)
         return skill is not None and skill.requires_approval(tool_name)
+
+
+def same_items(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """The same objects in the same order (identity, not equality: cheap, and never fooled by
+    two equal-looking skills of different folders)."""
+    return len(a) == len(b) and all(map(is_, a, b))

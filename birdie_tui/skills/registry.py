@@ -10,6 +10,8 @@ class SkillRegistry:
 
     def __init__(self, result: LoadResult | None = None):
         self._skills: dict[str, Skill] = {}
+        self._sorted: list[Skill] = []
+        self.version = 0  # bumped by every `replace`: caches over the contents key on it
         self._tools: dict[str, SkillTool] = {}
         self._tool_owner: dict[str, Skill] = {}
         self.errors: list[SkillError] = []
@@ -30,10 +32,13 @@ class SkillRegistry:
                 tools[tool.name] = tool
                 owner[tool.name] = skill
         self._skills, self._tools, self._tool_owner = skills, tools, owner
+        self._sorted = sorted(skills.values(), key=lambda s: s.name.lower())
         self.errors = list(result.errors)
+        self.version += 1
 
     def skills(self) -> list[Skill]:
-        return sorted(self._skills.values(), key=lambda s: s.name.lower())
+        """Every skill, by name (sorted once per `replace`; the list is the caller's)."""
+        return list(self._sorted)
 
     def names(self) -> list[str]:
         return [s.name for s in self.skills()]
