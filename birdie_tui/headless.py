@@ -198,16 +198,20 @@ async def _sessions_list(args: argparse.Namespace) -> int:
 
     store = SessionStore(BirdiePaths.from_env(), validate_user(args.user or default_user()))
     # Corrupt files found here are reported by the recovery listener, as they are moved aside.
-    rows = [session_row(meta) for meta in store.list()]
+    # Summaries come from the index cache: only files changed since the last listing are read.
+    rows = [session_row(meta) for meta in store.summaries()]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     if not rows:
         print("no sessions yet")
+    lines = []
     for row in rows:
         tokens = f"↑{row['input_tokens']} ↓{row['output_tokens']}"
-        print(f"{row['id']:<14} {row['turns']:>4} turns  {tokens:<16} "
-              f"{row['updated_at'][:16].replace('T', ' ')}  {row['title'] or '(untitled)'}")
+        lines.append(f"{row['id']:<14} {row['turns']:>4} turns  {tokens:<16} "
+                     f"{row['updated_at'][:16].replace('T', ' ')}  {row['title'] or '(untitled)'}")
+    if lines:
+        print("\n".join(lines))  # one write, not ten thousand
     return 0
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta"]
+__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta", "SessionSummary"]
 
 TOKEN_LOG_LIMIT = 200
 _KNOWN_KEYS = (
@@ -88,6 +88,10 @@ class SessionMeta:
         """No turn and no title: nothing to miss (the checkpoint history may still disagree)."""
         return self.turns == 0 and self.title is None
 
+    def summary(self) -> SessionSummary:
+        return SessionSummary(self.id, self.user_id, self.created_at, self.updated_at,
+                              self.turns, self.title, self.input_tokens, self.output_tokens)
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id,
@@ -119,10 +123,7 @@ class SessionMeta:
 
         ``id``/``user_id`` (from the file's name and folder) win over the values inside the file.
         """
-        created = data.get("created_at")
-        created = created if isinstance(created, str) and created else _now()
-        updated = data.get("updated_at")
-        title = data.get("title")
+        created, updated, turns, title, input_tokens, output_tokens = _list_fields(data)
         file_id = data.get("id") if isinstance(data.get("id"), str) else ""
         file_user = data.get("user_id") if isinstance(data.get("user_id"), str) else ""
         carry = data.get("retry_carry")
@@ -130,16 +131,52 @@ class SessionMeta:
             id=id or file_id,
             user_id=user_id or file_user,
             created_at=created,
-            updated_at=updated if isinstance(updated, str) and updated else created,
-            turns=_as_int(data.get("turns")),
+            updated_at=updated,
+            turns=turns,
             enabled_skills=_as_str_list(data.get("enabled_skills")),
             disabled_skills=_as_str_list(data.get("disabled_skills")),
-            title=title if isinstance(title, str) and title.strip() else None,
-            input_tokens=_as_int(data.get("input_tokens")),
-            output_tokens=_as_int(data.get("output_tokens")),
+            title=title,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
             token_log=_as_token_log(data.get("token_log")),
             retry_carry=_as_token_log([carry])[0] if isinstance(carry, dict) else None,
             cached_input_tokens=_as_int(data.get("cached_input_tokens")),
             cost_usd=_as_cost(data.get("cost_usd")),
             extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
         )
+
+
+def _list_fields(data: dict[str, Any]) -> tuple[str, str, int, str | None, int, int]:
+    """created_at, updated_at, turns, title, input and output tokens, by `from_dict`'s rules."""
+    created = data.get("created_at")
+    created = created if isinstance(created, str) and created else _now()
+    updated = data.get("updated_at")
+    title = data.get("title")
+    return (created, updated if isinstance(updated, str) and updated else created,
+            _as_int(data.get("turns")), title if isinstance(title, str) and title.strip() else None,
+            _as_int(data.get("input_tokens")), _as_int(data.get("output_tokens")))
+
+
+class SessionSummary(NamedTuple):
+    """What a session list shows of a session (the browser, `sessions list`): read-only, so
+    it can be served from the index cache and can never be saved back over the full file.
+    (A named tuple: ten thousand of them are built per listing.)"""
+
+    id: str
+    user_id: str
+    created_at: str
+    updated_at: str
+    turns: int
+    title: str | None
+    input_tokens: int
+    output_tokens: int
+
+    @property
+    def is_empty(self) -> bool:
+        """The same rule as `SessionMeta.is_empty`."""
+        return self.turns == 0 and self.title is None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, id: str, user_id: str) -> SessionSummary:
+        """What `SessionMeta.from_dict(data, ...).summary()` gives, without reading the rest."""
+        return cls(id, user_id, *_list_fields(data))

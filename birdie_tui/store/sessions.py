@@ -5,6 +5,9 @@ reads that database's thread ids and drops a deleted session's rows, with plain 
 
 Ids are never reused: deleting a session leaves an empty ``<id>.deleted`` tombstone that id
 allocation counts (Birdie 0.1.5 only reads ``<id>.json`` and never sees it).
+
+Lists for people (the browser, ``sessions list``) come from `SessionStore.summaries`, served by
+a rebuildable cache, ``.session-index`` (see `session_index`); `list` reads every file.
 """
 
 from __future__ import annotations
@@ -19,14 +22,17 @@ from pathlib import Path
 
 from .jsonio import FILE_MODE, read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
-from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, _as_int, _now
+from .session_index import SESSION_FILE_RE as _SESSION_FILE_RE
+from .session_index import SessionIndex
+from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, SessionSummary, _as_int, _now
 
-__all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore"]
+__all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore", "SessionSummary"]
 
-_SESSION_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d+)\.json$")
 TOMBSTONE_SUFFIX = ".deleted"
 # A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
 _IN_FLIGHT_SECONDS = 30.0
+
+
 def _sort_key(session_id: str) -> tuple[str, int]:
     day, _, n = session_id.rpartition("_")
     return (day, int(n) if n.isdigit() else 0)
@@ -39,6 +45,7 @@ class SessionStore:
         self.paths = paths
         self.user = validate_user(user)
         self.warnings: list[str] = []
+        self._index = SessionIndex(self.user_dir, self.user)
 
     @property
     def user_dir(self) -> Path:
@@ -72,15 +79,24 @@ class SessionStore:
                 out.add(int(n))
         return out
 
-    def _checkpoint_threads(self) -> set[str] | None:
-        """Every thread id in checkpoints.db (one indexed query); None if it cannot be read."""
+    def _checkpoint_threads(self, among: list[str] | None = None) -> set[str] | None:
+        """Every thread id in checkpoints.db (one indexed query), or only those ``among`` the
+        given ids (looked up by the primary key); None if it cannot be read."""
         db = self.paths.checkpoints_db(self.user)
         if not db.exists():
             return set()
         try:
             conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=1)
             try:
-                rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+                if among is None:
+                    rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+                else:
+                    rows = []
+                    for at in range(0, len(among), 500):  # under SQLite's variable limit
+                        chunk = among[at:at + 500]
+                        rows += conn.execute(
+                            "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id IN "
+                            f"({','.join('?' * len(chunk))})", chunk).fetchall()
             finally:
                 conn.close()
         except sqlite3.Error:
@@ -139,13 +155,17 @@ class SessionStore:
             st = path.stat()
         except FileNotFoundError:
             return None
-        if st.st_size == 0 and time.time() - st.st_mtime < _IN_FLIGHT_SECONDS:
-            return None
-        data = read_json(path, on_corrupt=self.warnings.append, label="session file",
-                         logs_dir=self.paths.logs_dir)
+        data = self._read(path, st)
         if data is None:
             return None
         return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+
+    def _read(self, path: Path, st: os.stat_result) -> dict | None:
+        """A session file's object; None if being created, or corrupt (moved aside, warned)."""
+        if st.st_size == 0 and time.time() - st.st_mtime < _IN_FLIGHT_SECONDS:
+            return None
+        return read_json(path, on_corrupt=self.warnings.append, label="session file",
+                         logs_dir=self.paths.logs_dir)
 
     def _ids_newest_first(self) -> list[str]:
         try:
@@ -159,10 +179,33 @@ class SessionStore:
         """Readable sessions, newest first (by date, then N numerically). Empty ones (no turn,
         no title, no history) are left out unless ``include_empty``, or their id is ``keep``."""
         metas = [m for m in map(self.load, self._ids_newest_first()) if m is not None]
-        if include_empty or not any(m.is_empty and m.id != keep for m in metas):
+        return self._without_empty(metas, include_empty, keep)
+
+    def summaries(self, include_empty: bool = False, *,
+                  keep: str | None = None) -> list[SessionSummary]:
+        """`list`'s sessions — the same ones, in the same order, by the same rules (empty ones,
+        ``keep``, corrupt files moved aside and announced) — as read-only summaries, from the
+        index: one directory scan, a stat per file, and only new or changed files read."""
+        # Ids of listed files are `YYYY-MM-DD_N`: `_sort_key` without its checks.
+        found = self._index.scan(self._read_summary, order=lambda s: (s.id[:10], int(s.id[11:])))
+        return self._without_empty(found, include_empty, keep)
+
+    def _read_summary(self, name: str, st: os.stat_result) -> SessionSummary | None:
+        data = self._read(self.user_dir / name, st)
+        if data is None:
+            return None
+        return SessionSummary.from_dict(data, id=name[: -len(".json")], user_id=self.user)
+
+    def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
+        if include_empty:
             return metas
-        threads = self._checkpoint_threads()  # only read when some file looks empty
-        return [m for m in metas if m.id == keep or not self._is_empty(m, threads)]
+        looks_empty = [m for m in metas if m.is_empty and m.id != keep]
+        if not looks_empty:
+            return metas
+        # Only read when some file looks empty, and only for those.
+        threads = self._checkpoint_threads([m.id for m in looks_empty])
+        empty = {m.id for m in looks_empty if self._is_empty(m, threads)}
+        return [m for m in metas if m.id not in empty] if empty else metas
 
     def latest(self, include_empty: bool = False) -> SessionMeta | None:
         """The newest readable session (by id), skipping empty ones unless ``include_empty``."""
@@ -179,7 +222,7 @@ class SessionStore:
         return None
 
     @staticmethod
-    def _is_empty(meta: SessionMeta, threads: set[str] | None) -> bool:
+    def _is_empty(meta: SessionMeta | SessionSummary, threads: set[str] | None) -> bool:
         # An unreadable database: keep the session listed rather than hide a conversation.
         return meta.is_empty and threads is not None and meta.id not in threads
 

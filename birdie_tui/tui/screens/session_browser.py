@@ -4,13 +4,18 @@ Every printable key filters, wherever focus is: a word typed into the browser ca
 a session (type-ahead once deleted one). Actions are ctrl keys and buttons, and a delete still
 asks (`ConfirmScreen`, where type-ahead cannot answer either).
 
+Thousands of sessions never stall typing: rows are fetched in a worker thread (a "Loading
+sessions…" line until they arrive; keys typed meanwhile filter them when they do), filtering
+works on the loaded rows, narrowing the last match when the filter only grew, a burst of keys
+redraws once, and the list makes options only for the rows within reach (`SessionList`).
+
 The screen only sees plain `SessionRow`s and a small `SessionActions` protocol, so it never
 touches the store or the agent; the app decides what "switch" and "new" mean.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Callable
 from functools import partial
 from typing import Literal, Protocol
 
@@ -21,16 +26,25 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
-from birdie_tui.tui.screens.session_list import SessionList
+# Row text and matching live with the list; imported here too, where they always were.
+from birdie_tui.tui.screens.session_list import (  # noqa: F401
+    SessionList,
+    SessionRows,
+    format_count,
+    format_updated,
+    matches,
+    row_content,
+)
 from birdie_tui.service.rows import SessionRow
 
 BrowserResult = tuple[Literal["switch", "new"], str | None]
 
 EMPTY_MESSAGE = "No sessions yet — ctrl+n starts a new one"
+LOADING_MESSAGE = "Loading sessions…"
 HINTS = "type to filter · ↑↓ move · enter open · ^n new · ^r rename · ^d delete · esc close"
 
 
@@ -38,47 +52,6 @@ class SessionActions(Protocol):
     def session_rows(self) -> list[SessionRow]: ...  # newest first, current flagged
     async def rename_session(self, session_id: str, title: str) -> None: ...
     async def delete_session(self, session_id: str) -> None: ...
-
-
-def format_updated(updated_at: str) -> str:
-    """`YYYY-MM-DD HH:MM` as stored; no timezone conversion, so tests and snapshots are stable."""
-    try:
-        return datetime.fromisoformat(updated_at).strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return updated_at[:16]
-
-
-def format_count(n: int) -> str:
-    """Token counts short enough for one row: 950, 12.3k, 4.1M."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k".replace(".0k", "k")
-    return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
-
-
-def row_content(row: SessionRow) -> Content:
-    """One option's text; built from Content pieces so a title with `[` is never markup."""
-    turns = f"{row.turns} turn" if row.turns == 1 else f"{row.turns} turns"
-    sep = (" · ", "$foreground-muted")
-    tokens = f"↑{format_count(row.input_tokens)} ↓{format_count(row.output_tokens)}"
-    return Content.assemble(
-        ("● ", "bold $accent") if row.current else "  ",
-        (row.id, "bold"),
-        sep,
-        row.title,
-        sep,
-        (format_updated(row.updated_at), "$foreground-muted"),
-        sep,
-        (turns, "$foreground-muted"),
-        sep,
-        (tokens, "$foreground-muted"),
-    )
-
-
-def matches(row: SessionRow, needle: str) -> bool:
-    needle = needle.casefold()
-    return needle in row.id.casefold() or needle in row.title.casefold()
 
 
 class SessionBrowser(ModalScreen[BrowserResult | None]):
@@ -153,8 +126,18 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         """`cursor_blink`: the filter's cursor; None follows the app's `cursor_blink` if it has one."""
         super().__init__()
         self.actions = actions
-        self._rows: list[SessionRow] = []
         self._cursor_blink = cursor_blink
+        self._loaded: SessionRows | None = None  # None until the first rows arrive
+        self._loader: Worker[SessionRows] | None = None
+        self._keep_on_load: str | None = None
+        self._redraw_queued = False
+        # Enter and moves typed before the first rows came: replayed, in order, when they do.
+        self._after_load: list[Callable[[], bool | None]] = []
+
+    @property
+    def _rows(self) -> list[SessionRow]:
+        """The rows as loaded (all of them, unfiltered); none until they arrive."""
+        return self._loaded.rows if self._loaded is not None else []
 
     def compose(self) -> ComposeResult:
         blink = self._cursor_blink
@@ -177,6 +160,7 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             yield Static(HINTS, id="sessions-hints", markup=False)
 
     def on_mount(self) -> None:
+        self.session_list.show_message(Content.styled(LOADING_MESSAGE, "$foreground-muted"))
         self.reload_rows()
 
     # -- rows -------------------------------------------------------------------------------
@@ -186,56 +170,99 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         return self.query_one("#sessions-filter", Input)
 
     @property
-    def session_list(self) -> OptionList:
-        return self.query_one("#sessions", OptionList)
+    def session_list(self) -> SessionList:
+        return self.query_one("#sessions", SessionList)
 
     @property
     def visible_rows(self) -> list[SessionRow]:
-        needle = self.filter_input.value.strip()
-        return [row for row in self._rows if not needle or matches(row, needle)]
+        if self._loaded is None:
+            return []
+        return list(self._loaded.matching(self.filter_input.value.strip()))
 
     @property
     def highlighted_id(self) -> str | None:
+        self._redraw_now()  # a key still waiting to filter decides what is highlighted
+        return self._highlighted()
+
+    def reload_rows(self, keep: str | None = None) -> None:
+        """Ask the app for fresh rows, in a worker thread; when they arrive the list is redrawn
+        with the highlight on `keep` (default: the row highlighted then) if it survives."""
+        self._keep_on_load = keep
+        self._loader = self.run_worker(self._fetch_rows, name="session rows", group="rows",
+                                       thread=True, exclusive=True, exit_on_error=False)
+
+    def _fetch_rows(self) -> SessionRows:  # in the worker thread
+        return SessionRows(list(self.actions.session_rows()))
+
+    @on(Worker.StateChanged)
+    def _rows_fetched(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self._loader:
+            return  # an earlier load, overtaken by a newer one
+        event.stop()
+        if event.state == WorkerState.SUCCESS and event.worker.result is not None:
+            first = self._loaded is None
+            self._loaded = event.worker.result
+            self._render_rows(self._keep_on_load or (None if first else self._highlighted()))
+            pending, self._after_load = self._after_load, []
+            for action in pending:
+                if action():  # the browser was dismissed
+                    break
+        elif event.state == WorkerState.ERROR:
+            message = f"Could not list sessions: {event.worker.error}"
+            if self._loaded is None:
+                self.session_list.show_message(Content.styled(message, "$text-error"))
+            self.notify(message, severity="error")
+
+    def _render_rows(self, keep: str | None = None) -> None:
+        """Draw the rows the filter matches, the highlight on `keep` if it is among them; the
+        first paint starts on the current session, so enter is a no-op switch."""
+        self._redraw_queued = False
+        if self._loaded is None:
+            return  # still loading: the filter applies when the rows arrive
+        needle = self.filter_input.value.strip()
+        matched = self._loaded.matching(needle)
+        if not matched:
+            message = EMPTY_MESSAGE
+            if needle and self._loaded.rows:
+                message = f"No sessions match “{needle}”"
+            self.session_list.show_message(Content.styled(message, "$foreground-muted"))
+            return
+        if keep is None:
+            keep = next((row.id for row in self._loaded.rows if row.current), None)
+        self.session_list.show(matched, self._loaded.option, matched.index_of(keep))
+
+    def _highlighted(self) -> str | None:
         option = self.session_list.highlighted_option
         return option.id if option is not None else None
 
-    def reload_rows(self, keep: str | None = None) -> None:
-        """Ask the app for fresh rows and redraw, keeping the highlight on `keep` if it survives."""
-        self._rows = list(self.actions.session_rows())
-        self._render_rows(keep)
-
-    def _render_rows(self, keep: str | None = None) -> None:
-        rows = self.visible_rows
-        option_list = self.session_list
-        if rows:
-            option_list.set_options(Option(row_content(row), id=row.id) for row in rows)
-            ids = [row.id for row in rows]
-            if keep is None:
-                # First paint: start on the current session so enter is a no-op switch.
-                keep = next((row.id for row in rows if row.current), None)
-            option_list.highlighted = ids.index(keep) if keep in ids else 0
-        else:
-            needle = self.filter_input.value.strip()
-            message = EMPTY_MESSAGE
-            if needle and self._rows:
-                message = f"No sessions match “{needle}”"
-            empty = Option(Content.styled(message, "$foreground-muted"), disabled=True)
-            option_list.set_options([empty])
-
     def row(self, session_id: str) -> SessionRow | None:
-        return next((row for row in self._rows if row.id == session_id), None)
+        return self._loaded.get(session_id) if self._loaded is not None else None
 
     # -- filtering --------------------------------------------------------------------------
 
     @on(Input.Changed, "#sessions-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        """Redraw once for a burst: after the keys already queued have reached the filter."""
         event.stop()
-        self._render_rows(self.highlighted_id)
+        if not self._redraw_queued:
+            self._redraw_queued = True
+            self.call_later(self._redraw_now)
+
+    def _redraw_now(self) -> None:
+        if self._redraw_queued:
+            self._render_rows(self._highlighted())
 
     @on(Input.Submitted, "#sessions-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._switch_to(self.highlighted_id)
+        if not self._kept_until_loaded(lambda: self._switch_to(self.highlighted_id)):
+            self._switch_to(self.highlighted_id)
+
+    def _kept_until_loaded(self, action: Callable[[], bool | None]) -> bool:
+        """Before the rows arrive, keep a key that needs them (True) instead of losing it."""
+        if self._loaded is None:
+            self._after_load.append(action)
+        return self._loaded is None
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed anywhere else in the browser goes to the filter, never acts."""
@@ -248,6 +275,9 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         self.filter_input.insert_text_at_cursor(event.character)
 
     def action_cursor(self, direction: str) -> None:
+        if self._kept_until_loaded(partial(self.action_cursor, direction)):
+            return
+        self._redraw_now()
         moves = {
             "up": self.session_list.action_cursor_up,
             "down": self.session_list.action_cursor_down,
@@ -274,9 +304,10 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         event.stop()
         self._switch_to(event.option.id)
 
-    def _switch_to(self, session_id: str | None) -> None:
+    def _switch_to(self, session_id: str | None) -> bool:
         if session_id is not None:
             self.dismiss(("switch", session_id))
+        return session_id is not None
 
     def action_close(self) -> None:
         if self.filter_input.value:
@@ -311,7 +342,12 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             await self.actions.rename_session(session_id, title)
         except Exception as exc:  # noqa: BLE001 — shown to the user, the browser stays open
             self.notify(f"Could not rename {session_id}: {exc}", severity="error")
-        self.reload_rows(keep=session_id)
+        else:
+            # Shown at once; the fresh rows (the app's own wording of the title) follow.
+            if self._loaded is not None:
+                self._loaded = self._loaded.edited(session_id, " ".join(title.split()))
+        self._render_rows(session_id)
+        self.reload_rows()
 
     async def _delete(self, session_id: str, confirmed: bool | None) -> None:
         if not confirmed:
@@ -327,4 +363,9 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         except Exception as exc:  # noqa: BLE001 — shown to the user, the browser stays open
             self.notify(f"Could not delete {session_id}: {exc}", severity="error")
             neighbour = session_id
-        self.reload_rows(keep=neighbour)
+        else:  # gone at once; the fresh rows follow
+            if self._loaded is not None:
+                self._loaded = self._loaded.edited(session_id, None, drop=True)
+        self._render_rows(neighbour)
+        self.reload_rows()
+
