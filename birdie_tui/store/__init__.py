@@ -15,7 +15,19 @@ from .paths import (
     validate_user,
 )
 from .sessions import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
-from .settings import Settings, load_settings, save_settings
+
+# Settings need pydantic (~80 ms to import): loaded only when asked for, so `sessions list`
+# and other quick commands never pay for it.
+_LAZY = {"Settings", "load_settings", "save_settings"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from . import settings
+
+        return getattr(settings, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "TOKEN_LOG_LIMIT",
