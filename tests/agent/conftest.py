@@ -148,3 +148,26 @@ def history_tokens(messages) -> tuple[int, int]:
     usage = [m.usage_metadata or {} for m in messages if m.type == "ai"]
     return (sum(int(u.get("input_tokens", 0) or 0) for u in usage),
             sum(int(u.get("output_tokens", 0) or 0) for u in usage))
+
+
+async def cancel_during_tool(engine, *, settle: float = 0.0) -> None:
+    """Start a turn that calls the slow tool and cancel it once the call has started (after
+    `settle` seconds more), waiting until the cancelled turn has finished."""
+    import asyncio
+
+    started = asyncio.Event()
+
+    async def consume():
+        async for event in engine.run_turn("call slow"):
+            if event.type == "tool_call":
+                started.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(started.wait(), 10)
+    if settle:
+        await asyncio.sleep(settle)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass

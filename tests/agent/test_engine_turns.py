@@ -13,7 +13,7 @@ from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
 
-from .conftest import collect, history_tokens
+from .conftest import cancel_during_tool, collect, history_tokens
 
 
 def types(events):
@@ -144,20 +144,7 @@ async def test_memory_reaches_the_prompt(engine):
 
 async def test_cancel_mid_tool_leaves_valid_history(engine):
     """Cancelling during a tool leaves a valid, interrupted history and the next turn works."""
-    async def consume():
-        async for event in engine.run_turn("call slow"):
-            if event.type == "tool_call":
-                started.set()
-
-    started = asyncio.Event()
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(started.wait(), 10)
-    await asyncio.sleep(0.2)
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
+    await cancel_during_tool(engine, settle=0.2)
     history = await engine.messages()
     assert history_problems(history) == []
     assert isinstance(history[-1], AIMessage) and "interrupted" in history[-1].content

@@ -4,7 +4,6 @@ same. Counted calls only: no wall-clock assertion."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from birdie_tui.agent.history import INTERRUPTED_TOOL_TEXT, _already_valid, _reb
 from birdie_tui.agent.prompt import build_system_prompt
 from birdie_tui.providers.offline import OfflineChatModel
 
-from .conftest import collect
+from .conftest import cancel_during_tool, collect
 
 
 class CountingModel(OfflineChatModel):
@@ -139,17 +138,7 @@ async def test_a_turn_after_a_failed_turn_repairs_first(engine, monkeypatch):
 async def test_a_turn_after_a_cancel_repairs_first(engine, monkeypatch):
     """A cancelled turn repairs at once and again before the next turn, which then runs on a
     valid history; the turn after that one reads nothing back."""
-    async def consume():
-        async for event in engine.run_turn("call slow"):
-            if event.type == "tool_call":
-                started.set()
-
-    started = asyncio.Event()
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(started.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_during_tool(engine)
     assert engine.needs_repair
     reads = StateReads(engine, monkeypatch)
     assert (await collect(engine, "still there?"))[-1].type == "done"
