@@ -52,7 +52,8 @@ async def test_paced_stream_flushes_several_times_and_updates_mid_stream():
 
 
 async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
-    """A long streamed reply splits into several markdown widgets, never inside a code fence."""
+    """A long streamed reply splits into several parts, never inside a code fence; finished
+    parts collapse into one lite widget each, and only the last stays Markdown."""
     paragraphs = []
     for i in range(60):
         paragraphs.append(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 10)
@@ -69,13 +70,15 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
                 await pilot.pause(0.07)
         await reply.finish()
         await pilot.pause()
-        widgets = reply.markdown_widgets
-        assert len(widgets) > 1
+        parts = list(reply.children)
+        assert len(parts) > 1 and len(reply.markdown_widgets) == 1
+        assert all(part.has_class("lite") for part in parts[:-1])
         assert rendered_source(reply) == text
-        for md in widgets:
-            fence_lines = [ln for ln in md.source.splitlines() if ln.strip().startswith("```")]
+        for part in parts:
+            source = part.source
+            fence_lines = [ln for ln in source.splitlines() if ln.strip().startswith("```")]
             assert len(fence_lines) % 2 == 0, "a fence was split across widgets"
-            assert not md.source.startswith((" ", "\t"))
+            assert not source.startswith((" ", "\t"))
 
 
 def test_splitter_tracks_fences_across_fragment_boundaries():

@@ -34,6 +34,7 @@ SPLIT_CHARS = 6_000
 BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
 CATCH_UP_CHARS = 2 * SPLIT_CHARS  # a backlog this big at the end is caught up, not drained
+COLLAPSE_FINISHED = True
 LITE_CHARS = 3_000  # caught-up parts are joined into lite Statics of about this size
 # A top-level list item ("- x", "* x", "+ x", "12. x"): never a setext underline or a rule.
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) +\S")
@@ -277,9 +278,19 @@ class AssistantMessage(Widget):
     async def _start_new_segment(self) -> None:
         assert self._stream is not None
         await self._stream.stop()
+        if COLLAPSE_FINISHED:
+            await self._collapse(self._markdown)
         self._markdown = Markdown()
         await self.mount(self._markdown)
         self._stream = Markdown.get_stream(self._markdown)
+
+    async def _collapse(self, markdown: Markdown) -> None:
+        """A finished part becomes one lite Static: its dozens of block widgets would otherwise
+        be laid out again on every frame of the rest of the reply."""
+        lite = Static(RichMarkdown(markdown.source), classes="lite")
+        lite.source = markdown.source  # type: ignore[attr-defined]
+        await self.mount(lite, before=markdown)
+        await markdown.remove()
 
     async def finish(self) -> None:
         """Render what is left and stop streaming. Safe to call twice."""
