@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-FLUSH_INTERVAL = 1 / 15
+FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
 BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
