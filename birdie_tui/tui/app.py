@@ -153,6 +153,7 @@ class BirdieApp(App[int]):
             self.notify(str(exc), severity="error")
 
     async def on_unmount(self) -> None:
+        gc.unfreeze()  # what was frozen at boot may be collected again (an app in a test run)
         if self.birdie is not None:
             command = self.birdie.resume_command()  # None: nothing was ever sent
             self.resume_hint = f"Resume this session: {command}" if command else None
