@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
@@ -54,11 +55,9 @@ class LocalBirdie:
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
                  config_file: Any = None, environ: Mapping[str, str] | None = None) -> None:
-        import os
-
         self._options = {"user": user, "skills_dirs": skills_dirs, "config_file": config_file,
                          "environ": dict(os.environ if environ is None else environ)}
-        self.engine: Any = None  # for tests and `sessions export`; front ends use the methods
+        self.engine: Any = None  # for tests; front ends use the methods
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._heard: set[str] = set()  # recovery notices told (settings warnings repeat them)
