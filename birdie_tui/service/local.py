@@ -144,7 +144,7 @@ class LocalBirdie:
             saved=engine.session_saved, turns=meta.turns if meta else 0,
             created_at=meta.created_at if meta else "", user=engine.user,
             data_dir=str(engine.paths.home), skill_dirs=tuple(map(str, engine.skill_dirs)),
-            logs_dir=str(engine.paths.logs_dir), memory_count=len(engine.memory.entries()))
+            logs_dir=str(engine.paths.logs_dir))
 
     def ledger(self) -> TokenLedger:
         return self.engine.token_ledger()

@@ -113,7 +113,6 @@ class Status:
     data_dir: str
     skill_dirs: tuple[str, ...]
     logs_dir: str
-    memory_count: int
 
 
 @dataclass(frozen=True)

@@ -84,3 +84,11 @@ async def test_skill_commands_say_what_they_did(birdie):
     assert ui.toasts[-1][1] == "Echoer disabled for this session"
     await run(ui, "/skill list")
     assert "○ **Echoer**" in ui.said[-1]
+
+
+async def test_session_info_counts_memory_when_asked(birdie):
+    """/session info reads the memory count itself (the status row no longer carries it)."""
+    ui = StubUI(birdie)
+    birdie.remember("one note")
+    await run(ui, "/session info")
+    assert "**memory entries** 1" in ui.said[-1]

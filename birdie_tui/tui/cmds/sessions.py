@@ -25,7 +25,7 @@ async def cmd_session(ctx: CommandContext, args: list[str], rest: str) -> None:
         ctx.say(f"- **id** `{s.session_id}`\n- **title** {s.title or 'untitled'}\n"
                 f"- **created** {s.created_at[:16].replace('T', ' ')}\n"
                 f"- **turns** {s.turns}\n- **tokens** ↑{ledger.session_in} "
-                f"↓{ledger.session_out}\n- **memory entries** {s.memory_count}")
+                f"↓{ledger.session_out}\n- **memory entries** {len(ctx.birdie.memory())}")
     else:
         raise UsageError("usage: /session new | switch <id> | delete <id> | list | info")
 
