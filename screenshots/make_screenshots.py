@@ -52,14 +52,14 @@ async def send(pilot, app, text):
     composer.focus()
     await pilot.press("enter")
     await pilot.pause(0.1)
-    await wait(pilot, lambda: not app.turn_running)
+    await wait(pilot, lambda: not app.main.turn_running)
     await pilot.pause(0.3)
 
 
 async def shoot() -> None:
     app = create_app(["--session-id", SID], cursor_blink=False)
     async with app.run_test(size=(150, 40)) as pilot:
-        await wait(pilot, lambda: app.engine is not None and app.ready.is_set())
+        await wait(pilot, lambda: app.birdie is not None and app.ready.is_set())
         await send(pilot, app, "How do I copy my key to a remote server over ssh?")
         app.save_screenshot(str(HERE / "main.svg"))
         await send(pilot, app, 'call list_files {"path": "skills"}')
@@ -76,12 +76,12 @@ async def shoot() -> None:
         app.save_screenshot(str(HERE / "sessions.svg"))
         await pilot.press("escape")
         await pilot.pause(0.2)
-        app.set_theme("birdie-light")
+        app.theme = "birdie-light"
         await pilot.pause(0.3)
         app.save_screenshot(str(HERE / "light.svg"))
     narrow = create_app(["--session-id", SID], cursor_blink=False)
     async with narrow.run_test(size=(80, 24)) as pilot:
-        await wait(pilot, lambda: narrow.engine is not None and narrow.ready.is_set())
+        await wait(pilot, lambda: narrow.birdie is not None and narrow.ready.is_set())
         await pilot.pause(0.5)
         narrow.save_screenshot(str(HERE / "narrow-80x24.svg"))
 
