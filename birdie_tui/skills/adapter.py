@@ -15,7 +15,10 @@ from .models import Skill, SkillTool
 
 
 def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0) -> BaseTool:
-    """Wrap one skill tool; its JSON schema is passed through as a dict `args_schema`."""
+    """Wrap one skill tool; its JSON schema is passed through as a dict `args_schema`.
+    The tool's own `timeout:` (newer Birdie's SKILL.MD), when given, replaces `timeout`."""
+    if tool.timeout_s is not None:
+        timeout = tool.timeout_s
 
     async def _run(**kwargs: Any) -> str:
         outcome = await run_entrypoint(tool, kwargs, skill_dir=skill.folder, timeout=timeout)

@@ -82,6 +82,10 @@ class SkillTool:
     skill: str = ""  # owning skill's name
     tags: list[str] = field(default_factory=list)  # the owning skill's tags, propagated
     line: int | None = None  # where the block starts in the file
+    # Newer Birdie's `timeout:` (seconds, > 0; bounds one execution instead of the engine-wide
+    # tool timeout) and `retries:` (re-attempts after a failure; parsed, not acted on yet).
+    timeout_s: float | None = None
+    retries: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +111,9 @@ class Skill:
     mcp_server: MCPServerConfig | None = None
     tools: list[SkillTool] = field(default_factory=list)
     body: str | None = None
+    # Newer Birdie's frontmatter `location`: the identifier the skill catalog shows for loading
+    # it (None: the name).
+    location: str | None = None
     # `## Permissions`, as Birdie reads it: the capability names the skill declares
     # (`- local_shell` list items; in a mapping, every key that is not a rule and not false).
     permissions: tuple[str, ...] = ()

@@ -220,8 +220,19 @@ def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, 
         version=str(version).strip() or "1.0.0", tags=tags, triggers=f.str_list("triggers"),
         enabled_by_default=f.flag("enabled_by_default", True), always_inject=always,
         tool_tags=f.str_list("tool_tags"), mcp_server=mcp, tools=tools, body=body,
-        permissions=tuple(capabilities), permission_rules=rules,
+        permissions=tuple(capabilities), permission_rules=rules, location=_location(f),
     )
+
+
+def _location(f: _Fields) -> str | None:
+    """Newer Birdie's `location`: a non-empty string when given (absent: None, the name)."""
+    if "location" not in f.meta:
+        return None
+    value = f.text("location")
+    if f.meta["location"] is None or value == "":
+        f.err("location", "field 'location' must not be empty (leave it out to use the name)")
+        return None
+    return value
 
 
 def _mcp(f: _Fields) -> MCPServerConfig | None:

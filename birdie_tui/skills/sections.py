@@ -17,6 +17,8 @@ from .parse_util import FAIL, FENCE, H2, H3, KEY, Errors, load_yaml, scalar_str,
 
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
+# Keys of a tool block that are read; `timeout`/`retries` are newer Birdie's (0.15).
+_TOOL_KEYS = ("description", "entrypoint", "schema", "timeout", "retries")
 _EXPECTED_SCHEMES = "bash:, http:get URL, http:post URL, python:, grpc: or container:"
 
 
@@ -128,7 +130,7 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
     segments, ok = _tool_segments(name, lines, start, stop, errs)
     values: dict[str, Any] = {}
     for key, (idx, seg) in segments.items():
-        if key not in ("description", "entrypoint", "schema"):
+        if key not in _TOOL_KEYS:
             continue  # unknown keys are ignored
         value = _segment_value(key, idx, seg, name, errs)
         if value is FAIL:
@@ -154,10 +156,30 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
         errs.add(segments["entrypoint"][0] + 1, f"tool '{name}': {problem}")
         ok = False
     schema = _schema(values.get("schema"), name, segments.get("schema", (head_line - 1, []))[0] + 1, errs)
-    if schema is None or not ok:
+    timeout_s, retries, limits_ok = _limits(values, segments, name, errs)
+    if schema is None or not ok or not limits_ok:
         return None
     return SkillTool(name=name, description=scalar_str(description).strip(), entrypoint=entrypoint.strip(),
-                     schema=schema, skill=skill_name, tags=list(tags), line=head_line)
+                     schema=schema, skill=skill_name, tags=list(tags), line=head_line,
+                     timeout_s=timeout_s, retries=retries)
+
+
+def _limits(values: dict[str, Any], segments: dict[str, tuple[int, list[str]]], tool: str,
+            errs: Errors) -> tuple[float | None, int | None, bool]:
+    """Newer Birdie's `timeout:` (seconds, a number > 0) and `retries:` (an integer >= 0)."""
+    timeout = values.get("timeout")
+    retries = values.get("retries")
+    ok = True
+    if "timeout" in values and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not 0 < timeout < float("inf")):
+        errs.add(segments["timeout"][0] + 1,
+                 f"tool '{tool}': timeout must be a number of seconds > 0, got {timeout!r}")
+        timeout, ok = None, False
+    if "retries" in values and (isinstance(retries, bool) or not isinstance(retries, int) or retries < 0):
+        errs.add(segments["retries"][0] + 1,
+                 f"tool '{tool}': retries must be a whole number >= 0, got {retries!r}")
+        retries, ok = None, False
+    return (None if timeout is None else float(timeout)), retries, ok
 
 
 def _segment_value(key: str, idx: int, seg: list[str], tool: str, errs: Errors) -> Any:

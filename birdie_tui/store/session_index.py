@@ -46,7 +46,7 @@ __all__ = ["INDEX_NAME", "RACY_NS", "SESSION_FILE_RE", "SessionIndex"]
 
 INDEX_NAME = ".session-index"
 FORMAT = "birdie-tui session index"
-VERSION = 1
+VERSION = 2  # 2: token totals also read from Birdie 0.15.1's total_* keys
 SESSION_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d+)\.json$")
 RACY_NS = 3_000_000_000
 # A temp file left by a writer that died; younger ones may belong to a writer still at work.

@@ -1,6 +1,11 @@
 """One session's metadata (`sessions/<user>/<id>.json`): Birdie 0.1.5's keys, ours (title,
 tokens, cost), and any unknown keys, kept as they were. Reading never fails on a mistyped
-value: it gets its default."""
+value: it gets its default.
+
+Birdie 0.15 adds its own totals, ``total_input_tokens``/``total_output_tokens``/``total_cost_usd``
+(and ``approved_skills`` and other keys, kept in ``extra``). Totals only grow, so a session's
+token totals are the larger of ours and those; its cost is ours, else Birdie's when it has one.
+A file that carries Birdie's totals gets them written back updated, so Birdie reads them right."""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ TOKEN_LOG_LIMIT = 200
 _KNOWN_KEYS = (
     "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
     "title", "input_tokens", "output_tokens", "token_log", "retry_carry",
-    "cached_input_tokens", "cost_usd",
+    "cached_input_tokens", "cost_usd", "turn_costs",
 )
 
 
@@ -57,6 +62,17 @@ def _as_cost(value: Any) -> float | None:
     return float(value)
 
 
+def _as_turn_costs(value: Any) -> list[dict[str, Any]]:
+    """Per-turn records (`/cost`): turn, model, input, cached, output, cost (None: unknown)."""
+    if not isinstance(value, list):
+        return []
+    return [{"turn": _as_int(e.get("turn")),
+             "model": e.get("model") if isinstance(e.get("model"), str) else "",
+             "input": _as_int(e.get("input")), "cached": _as_int(e.get("cached")),
+             "output": _as_int(e.get("output")), "cost": _as_cost(e.get("cost"))}
+            for e in value if isinstance(e, dict)][-TOKEN_LOG_LIMIT:]
+
+
 @dataclass
 class SessionMeta:
     """One session's metadata: Birdie 0.1.5's keys, our title/token keys, and unknown keys in ``extra``."""
@@ -77,6 +93,9 @@ class SessionMeta:
     # What the recorded calls cost at their model's list price when they ran; None when a
     # price was unknown or the session predates it (then it is estimated at today's rate).
     cost_usd: float | None = None
+    # One record per recorded turn (model, tokens, cost), oldest first; a retried turn keeps
+    # its record and the retry adds one under the same turn number. Absent in older sessions.
+    turn_costs: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     # Tokens of a turn taken back by /retry, counted in the totals, not yet in token_log.
     retry_carry: dict[str, int] | None = None
@@ -113,6 +132,16 @@ class SessionMeta:
             data["cached_input_tokens"] = self.cached_input_tokens
         if self.cost_usd is not None:
             data["cost_usd"] = round(self.cost_usd, 8)
+        if self.turn_costs:
+            data["turn_costs"] = [
+                {**e, "cost": None if e.get("cost") is None else round(e["cost"], 8)}
+                for e in self.turn_costs[-TOKEN_LOG_LIMIT:]]
+        # Birdie 0.15's totals, where the file has them (they stay at their place in the file).
+        for key, value in (("total_input_tokens", self.input_tokens),
+                           ("total_output_tokens", self.output_tokens),
+                           ("total_cost_usd", self.cost_usd)):
+            if key in data and value is not None:
+                data[key] = round(value, 8) if isinstance(value, float) else value
         return data
 
     @classmethod
@@ -141,9 +170,16 @@ class SessionMeta:
             token_log=_as_token_log(data.get("token_log")),
             retry_carry=_as_token_log([carry])[0] if isinstance(carry, dict) else None,
             cached_input_tokens=_as_int(data.get("cached_input_tokens")),
-            cost_usd=_as_cost(data.get("cost_usd")),
+            turn_costs=_as_turn_costs(data.get("turn_costs")),
+            cost_usd=_as_cost(data["cost_usd"]) if "cost_usd" in data else _birdie_cost(data),
             extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
         )
+
+
+def _birdie_cost(data: dict[str, Any]) -> float | None:
+    """Birdie 0.15's ``total_cost_usd``: only costs an agent reported, so 0 means unknown."""
+    cost = _as_cost(data.get("total_cost_usd"))
+    return cost if cost else None
 
 
 def _list_fields(data: dict[str, Any]) -> tuple[str, str, int, str | None, int, int]:
@@ -154,7 +190,8 @@ def _list_fields(data: dict[str, Any]) -> tuple[str, str, int, str | None, int, 
     title = data.get("title")
     return (created, updated if isinstance(updated, str) and updated else created,
             _as_int(data.get("turns")), title if isinstance(title, str) and title.strip() else None,
-            _as_int(data.get("input_tokens")), _as_int(data.get("output_tokens")))
+            max(_as_int(data.get("input_tokens")), _as_int(data.get("total_input_tokens"))),
+            max(_as_int(data.get("output_tokens")), _as_int(data.get("total_output_tokens"))))
 
 
 class SessionSummary(NamedTuple):
@@ -180,3 +217,10 @@ class SessionSummary(NamedTuple):
     def from_dict(cls, data: dict[str, Any], *, id: str, user_id: str) -> SessionSummary:
         """What `SessionMeta.from_dict(data, ...).summary()` gives, without reading the rest."""
         return cls(id, user_id, *_list_fields(data))
+
+
+def session_row(meta: SessionMeta | SessionSummary) -> dict[str, Any]:
+    """A session as `sessions list --json` and `sessions export` show it."""
+    return {"id": meta.id, "title": meta.title, "created_at": meta.created_at,
+            "updated_at": meta.updated_at, "turns": meta.turns,
+            "input_tokens": meta.input_tokens, "output_tokens": meta.output_tokens}

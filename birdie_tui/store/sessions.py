@@ -238,10 +238,12 @@ class SessionStore:
 
     def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int, *,
                     carried: tuple[int, int] = (0, 0), cached: int = 0,
-                    cost: float | None = None) -> SessionMeta:
+                    cost: float | None = None, model: str | None = None) -> SessionMeta:
         """Count one turn and its token usage, then save. ``carried`` tokens (of a turn taken
         back for a retry) are already in the totals: they only join this turn's log entry.
-        ``cost`` None (a price unknown) makes the session's recorded cost unknown too."""
+        ``cost`` None (a price unknown) makes the session's recorded cost unknown too. The
+        turn's own figures (with ``model``, the label of the model that ran it) join
+        ``turn_costs``, which `/cost` lists."""
         inp, out = _as_int(input_tokens), _as_int(output_tokens)
         if meta.cost_usd is None and not (meta.input_tokens or meta.output_tokens):
             meta.cost_usd = 0.0  # a session that starts with prices recorded
@@ -253,6 +255,9 @@ class SessionStore:
         meta.token_log.append({"input": inp + _as_int(carried[0]),
                                "output": out + _as_int(carried[1])})
         del meta.token_log[:-TOKEN_LOG_LIMIT]
+        meta.turn_costs.append({"turn": meta.turns, "model": model or "", "input": inp,
+                                "cached": _as_int(cached), "output": out, "cost": cost})
+        del meta.turn_costs[:-TOKEN_LOG_LIMIT]
         self.save(meta)
         return meta
 
