@@ -40,8 +40,9 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print the version and exit")
     parser.add_argument("--theme", help="theme name (e.g. birdie-dark, birdie-light, nord)")
-    parser.add_argument("--print", "-p", dest="message", metavar="MESSAGE",
-                        help="run one turn headless and print the reply")
+    parser.add_argument("--print", "-p", "--prompt", dest="message", metavar="MESSAGE",
+                        help="run one turn headless and print the reply "
+                        "(-p and --prompt are aliases)")
     parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
                         help="with --print: the reply as text, or one JSON event per line")
     return parser

@@ -180,20 +180,9 @@ def sessions_command(args: argparse.Namespace) -> int:
     return _guarded(lambda: _sessions_export(args))
 
 
-def session_row(meta: Any) -> dict[str, Any]:
-    return {
-        "id": meta.id,
-        "title": meta.title,
-        "created_at": meta.created_at,
-        "updated_at": meta.updated_at,
-        "turns": meta.turns,
-        "input_tokens": meta.input_tokens,
-        "output_tokens": meta.output_tokens,
-    }
-
-
 async def _sessions_list(args: argparse.Namespace) -> int:
     from birdie_tui.store import BirdiePaths, SessionStore
+    from birdie_tui.store.session_meta import session_row
     from birdie_tui.store.paths import default_user, validate_user
 
     store = SessionStore(BirdiePaths.from_env(), validate_user(args.user or default_user()))
@@ -217,7 +206,7 @@ async def _sessions_list(args: argparse.Namespace) -> int:
 
 async def _sessions_export(args: argparse.Namespace) -> int:
     from birdie_tui.agent.engine import Engine, EngineOptions
-    from birdie_tui.agent.transcript import message_to_dict, to_markdown
+    from birdie_tui.agent.export import export_session
     from birdie_tui.providers.config import ProviderConfig
     from birdie_tui.store.paths import validate_session_id
 
@@ -230,13 +219,11 @@ async def _sessions_export(args: argparse.Namespace) -> int:
         meta = engine.sessions.load(args.id)
         if meta is None:
             return _fail(f"session {args.id!r} not found for user {engine.user!r}", 1)
-        messages = await engine.messages(args.id)
-        if args.format == "json":
-            print(json.dumps({"session": session_row(meta),
-                              "messages": [message_to_dict(m) for m in messages]},
-                             indent=2, ensure_ascii=False))
-        else:
-            sys.stdout.write(to_markdown(f"{meta.id} — {meta.title or 'untitled'}", messages))
+        # `session_id` reads that session's thread; no session needs to be opened for it.
+        text = export_session(meta, await engine.messages(args.id),
+                              await engine.contexts(args.id), args.format,
+                              summary=await engine.rolling_summary(args.id))
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     finally:
         await engine.aclose()

@@ -47,16 +47,18 @@ def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int
 
 
 def record_turn(store: SessionStore, meta: SessionMeta, text: str, used_in: int,
-                used_out: int, *, cached: int = 0, cost: float | None = 0.0) -> None:
+                used_out: int, *, cached: int = 0, cost: float | None = 0.0,
+                model: str | None = None) -> None:
     """Count one turn (finished, failed or cancelled) with the tokens of its completed calls
-    (`cached` of them from the prompt cache) and what they cost (None: a price unknown)."""
+    (`cached` of them from the prompt cache) and what they cost (None: a price unknown), made
+    by `model` (its label, for the per-turn records of `/cost`)."""
     if meta.title is None:
         meta.title = title_from(text)
     carry = meta.retry_carry or {}
     meta.retry_carry = None
     store.record_turn(meta, used_in, used_out,
                       carried=(int(carry.get("input", 0)), int(carry.get("output", 0))),
-                      cached=cached, cost=cost)
+                      cached=cached, cost=cost, model=model)
 
 
 def take_back_turn(store: SessionStore, meta: SessionMeta) -> None:

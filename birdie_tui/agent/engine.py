@@ -24,6 +24,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from birdie_tui.agent.accounting import record_turn, take_back_turn, usage_after
 from birdie_tui.agent.checkpointer import open_checkpointer
+from birdie_tui.agent.compact_ops import CompactOps
 from birdie_tui.agent.events import TurnDone, TurnError, TurnEvent, UsageReported
 from birdie_tui.agent.graph import AgentContext, Approver, build_graph, replace_all
 from birdie_tui.agent.ledger import Ledger, TokenLedger
@@ -34,6 +35,7 @@ from birdie_tui.agent.options import (
     default_skill_dirs,
     mcp_start_timeout,
 )
+from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.stream import agent_reply, translate
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
@@ -47,11 +49,12 @@ from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
 from birdie_tui.store.paths import default_user, validate_user
+from birdie_tui.store.settings import load_settings
 from birdie_tui.text import content_text, one_line
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-class Engine(SessionOps):
+class Engine(SessionOps, CompactOps):
     def __init__(self, options: EngineOptions | None = None):
         self.options = options or EngineOptions()
         env = self.options.environ
@@ -62,6 +65,8 @@ class Engine(SessionOps):
             env, self.options.config_file
         )
         self.sessions = SessionStore(self.paths, self.user)
+        self.settings = load_settings(self.paths)[0]  # the front end reports its warnings
+        self.last_call = None  # the latest model call's provenance (auto-compaction reads it)
         self.memory = MemoryStore(self.paths, self.user)
         self.registry = SkillRegistry(LoadResult())
         self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
@@ -238,6 +243,11 @@ class Engine(SessionOps):
             memory=[entry.content for entry in self.memory.entries()],
             approver=approver,
             max_tool_calls=self.options.max_tool_calls,
+            loading=self.prompt_setting("skill_loading"),
+            decay_turns=self.prompt_setting("skill_decay_turns"),
+            max_loaded=self.prompt_setting("skill_max_loaded"),
+            context_window=self.context_window,
+            custom_prompt=custom_system_prompt(self.paths.home),
         )
         tally = _Tally()
         self.ledger.begin_turn()
@@ -269,6 +279,8 @@ class Engine(SessionOps):
     def _tally(self, event: TurnEvent, tally: _Tally) -> None:
         if event.type == "token":
             tally.streamed.append(event.text)  # type: ignore[attr-defined]
+        elif event.type == "injected":
+            self.last_call = event.context  # type: ignore[attr-defined]
         elif isinstance(event, UsageReported):
             tally.streamed.clear()
             tally.used_in += event.input_tokens
@@ -285,7 +297,8 @@ class Engine(SessionOps):
             self.ledger.add_call(max(0, used_in - seen_in), max(0, used_out - seen_out), 0,
                                  self.price)
         record_turn(self.sessions, meta, text, used_in, used_out,
-                    cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost())
+                    cached=self.ledger.turn_cached(), cost=self.ledger.turn_cost(),
+                    model=self.model_label)
         self.ledger.end_turn()
 
     async def _close_interrupted(self, tally: _Tally, asked_id: str | None) -> None:

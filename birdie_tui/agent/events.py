@@ -38,8 +38,9 @@ class InjectedSkill:
     reason: str  # "trigger:<phrase>" | "always_inject" | "loaded"
     tokens: int
     body: str = ""  # not part of the JSON contract; the TUI shows it on select
+    detail: str = ""  # e.g. "loaded at turn 3 · 2 more turns of lease"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:  # the detail travels in the segments
         return {"name": self.name, "reason": self.reason, "tokens": self.tokens}
 
 
@@ -52,9 +53,18 @@ class SkillsInjected(TurnEvent):
     catalog_tokens: int = 0  # Tier 1 size
     memory: list[str] = field(default_factory=list)  # Tier 3 entries
     prompt_tokens: int = 0  # whole system prompt, estimated
+    segments: list[Any] = field(default_factory=list)  # provenance.Segment, in prompt order
+    context: Any = None  # provenance.CallContext of this call (turn, call, evictions...)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "skills": [s.to_dict() for s in self.skills]}
+        out: dict[str, Any] = {"type": self.type, "skills": [s.to_dict() for s in self.skills]}
+        if self.context is not None:  # added in issue 13; the keys above keep their meaning
+            ctx = self.context
+            out.update(turn=ctx.turn, call=ctx.call,
+                       segments=[s.to_dict() for s in ctx.segments],
+                       evicted=[{"name": n, "why": why} for n, why in ctx.evicted],
+                       not_loaded=list(ctx.not_loaded))
+        return out
 
 
 @dataclass
@@ -182,3 +192,16 @@ class Recovered(TurnEvent):
 def event_types() -> dict[str, type[TurnEvent]]:
     """Every event of the vocabulary by its `type` (a UI checks it handles them all)."""
     return {cls.type: cls for cls in TurnEvent.__subclasses__()}
+
+
+@dataclass
+class Compacted(TurnEvent):
+    """The conversation was compacted (by /compact, or automatically before a turn); `error`
+    says why an automatic one could not be done (the turn went on without it)."""
+
+    type: ClassVar[str] = "compacted"
+    messages: int = 0  # newly summarised
+    tokens_before: int = 0
+    tokens_after: int = 0
+    auto: bool = False
+    error: str = ""

@@ -25,14 +25,16 @@ from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
 from birdie_tui.agent.history import (
-    context_window,
     latest_user_text,
     repair_history,
     tool_calls_since_user,
 )
-from birdie_tui.agent.prompt import build_system_prompt, catalog_for
-from birdie_tui.agent.skill_tools import loaded_skill_names
+from birdie_tui.agent.lease import lease_state
+from birdie_tui.agent.prompt import build_system_prompt, not_loaded, skill_aliases
+from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
+from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
+from birdie_tui.agent.window import budget_window, history_budget
 
 # (tool call, owning skill name) -> approved?
 Approver = Callable[[dict[str, Any], str], Awaitable[bool]]
@@ -45,6 +47,10 @@ LOOP_GUARD_NOTE = (
 
 class AgentState(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
+    # The rolling summary of the compacted part of the history, and the id of the last message
+    # it covers: the messages stay (the chat shows them), only the model sees the summary.
+    summary: str
+    summary_through: str
 
 
 @dataclass
@@ -53,7 +59,12 @@ class AgentContext:
     toolbox: Toolbox
     memory: list[str] = field(default_factory=list)
     approver: Approver | None = None
-    max_tool_calls: int = 40
+    max_tool_calls: int = 40  # 0: no limit
+    loading: str = "both"  # agent.prompt.LOADING_MODES
+    decay_turns: int = 5
+    max_loaded: int = 3
+    context_window: int | None = None  # the model's, for the history budget
+    custom_prompt: str = ""  # $BIRDIE_HOME/system_prompt.md
 
 
 def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
@@ -64,28 +75,78 @@ def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
 async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
     messages, repaired = repair_history(state["messages"])
+    ctx.toolbox.loading, ctx.toolbox.decay_turns = ctx.loading, ctx.decay_turns
     allowed = ctx.toolbox.allowed_skills()
     tools = await ctx.toolbox.tools(allowed)
-    prompt, report = build_system_prompt(
-        allowed,
-        latest_user_text(messages),
-        # Only Agent Skills are loaded: without one, the history need not be searched.
-        loaded=loaded_skill_names(messages) if catalog_for(allowed).loadable else (),
-        memory=ctx.memory,
-        tools_by_tag=ctx.toolbox.tools_by_tag(allowed),
-    )
-    if tool_calls_since_user(messages) >= ctx.max_tool_calls:
-        prompt += "\n\n" + LOOP_GUARD_NOTE
+    capped = bool(ctx.max_tool_calls) and tool_calls_since_user(messages) >= ctx.max_tool_calls
+    if capped:
         tools = []
+    lease = lease_state(messages, skill_aliases(allowed), decay_turns=ctx.decay_turns,
+                        max_loaded=ctx.max_loaded)
+    prompt, report = build_system_prompt(
+        allowed, latest_user_text(messages), loaded=lease.active, memory=ctx.memory,
+        tools_by_tag=ctx.toolbox.tools_by_tag(allowed), mode=ctx.loading,
+        custom=ctx.custom_prompt, project=project_instructions(),
+        summary=state.get("summary", ""), tool_tokens=ctx.toolbox.schema_tokens(tools))
+    if capped:
+        prompt += "\n\n" + LOOP_GUARD_NOTE
+    visible = after_summary(messages, state.get("summary_through"))
+    window = budget_window(visible, history_budget(
+        ctx.context_window, fixed_tokens=report.prompt_tokens + ctx.toolbox.schema_tokens(tools)))
+    record = call_record(messages, report, window, len(messages) - len(visible),
+                         evicted=lease.evicted, skipped=not_loaded(allowed, report, ctx.loading))
+    report.context = record
     get_stream_writer()({"injected": report})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
-    response = answerable_calls(
-        await model.ainvoke([SystemMessage(prompt), *context_window(messages)]))
+    response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]))
     if not tools and isinstance(response, AIMessage) and response.tool_calls:
         # A model that calls tools it was not given would leave an unanswerable call behind.
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
                              usage_metadata=response.usage_metadata, id=response.id)
+    response = with_record(response, record)
     return {"messages": replace_all([*messages, response]) if repaired else [response]}
+
+
+def with_record(response: Any, record: CallContext) -> Any:
+    """The call's provenance travels on the message it produced (`response_metadata`, which no
+    vendor is sent back): stored with the turn, gone with it when /retry takes it back, and a
+    checkpoint holds no second list that grows with the session."""
+    if not isinstance(response, AIMessage):
+        return response
+    return response.model_copy(update={"response_metadata": {
+        **response.response_metadata, RECORD_KEY: record.to_dict(stored=True)}})
+
+
+def after_summary(messages: list[AnyMessage], through: str | None) -> list[AnyMessage]:
+    """The messages the rolling summary does not cover (all of them without a summary, or when
+    the marked message is gone)."""
+    if not through:
+        return messages
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].id == through:
+            return messages[index + 1:]
+    return messages
+
+
+def call_record(messages: list[AnyMessage], report: Any, window: Any, compacted: int, *,
+                evicted: Any, skipped: list[str]) -> CallContext:
+    """The provenance of this call: the prompt's segments plus the history that went with it."""
+    turn = sum(1 for m in messages if m.type == "human")
+    call = 1
+    for msg in reversed(messages):
+        if msg.type == "human":
+            break
+        call += msg.type == "ai"
+    sent = len(window.messages)
+    detail = f"{sent} message{'s' if sent != 1 else ''}"
+    if window.dropped:
+        detail += f" · {window.dropped} older not sent (budget)"
+    if compacted:
+        detail += f" · {compacted} summarised"
+    history = Segment("history", tokens=window.tokens, detail=detail)
+    return CallContext(turn=turn, call=call, segments=(*report.segments, history),
+                       evicted=tuple(evicted), not_loaded=tuple(skipped),
+                       history_dropped=window.dropped)
 
 
 def answerable_calls(response: Any) -> Any:
@@ -157,7 +218,10 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
                 continue
         runnable.append(call)
     if runnable:
-        node = ToolNode(list(tools.values()), handle_tool_errors=tool_error_text)
+        # Only the tools called: a ToolNode builds a schema per tool, and over langchain's
+        # 256-entry schema cache (500 skills) that cost ~0.45 s a round.
+        called = list({call["name"]: tools[call["name"]] for call in runnable}.values())
+        node = ToolNode(called, handle_tool_errors=tool_error_text)
         batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
         output = await node.ainvoke({"messages": [batch]})
         for message in output["messages"]:

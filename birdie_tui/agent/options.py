@@ -45,7 +45,7 @@ class EngineOptions:
     provider: ProviderConfig | None = None  # None: resolved from the environment
     config_file: Path | None = None
     paths: BirdiePaths | None = None  # None: from BIRDIE_HOME
-    max_tool_calls: int = 40
+    max_tool_calls: int = 40  # per turn (the loop guard); 0: no limit (/tool cap off)
     tool_timeout: float = 120.0
     mcp_start_timeout: float | None = None  # None: $BIRDIE_MCP_START_TIMEOUT, else 15 s
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)

@@ -25,6 +25,7 @@ from birdie_tui.store import SessionMeta
 from birdie_tui.store.paths import validate_session_id
 
 INTERRUPTED_MARK = "*[interrupted]*"
+UNLIMITED_STEPS = 1_000_000  # graph steps of a turn without a tool-call limit (Esc stops it)
 
 
 class SessionOps:
@@ -47,8 +48,9 @@ class SessionOps:
 
     def _config(self, session_id: str | None = None) -> dict[str, Any]:
         sid = session_id or self.require_session().id
+        cap = self.options.max_tool_calls  # 0 (no tool-call limit): steps are not limited
         return {"configurable": {"thread_id": sid},
-                "recursion_limit": self.options.max_tool_calls * 2 + 10}
+                "recursion_limit": cap * 2 + 10 if cap > 0 else UNLIMITED_STEPS}
 
     def require_session(self) -> SessionMeta:
         if self.session is None:
@@ -171,8 +173,30 @@ class SessionOps:
         current = self.session
         if current is not None and not current.saved and session_id in (None, current.id):
             return []
+        sid = session_id or self.require_session().id
+        head = await self._head_checkpoint(sid)
+        hit = self._history_cache
+        if head is not None and hit is not None and hit[:2] == (sid, head):
+            return list(hit[2])
         state = await self._graph.aget_state(self._config(session_id))
-        return list(state.values.get("messages", [])) if state and state.values else []
+        history = list(state.values.get("messages", [])) if state and state.values else []
+        self._history_cache = (sid, head, history)
+        return list(history)
+
+    _history_cache: tuple[str, str | None, list[BaseMessage]] | None = None
+
+    async def _head_checkpoint(self, thread_id: str) -> str | None:
+        """The id of the thread's latest checkpoint (one indexed query): while it is the same,
+        the history read last time is still the history, so opening a session (transcript,
+        provenance, context panel) deserialises it once, not four times."""
+        try:
+            async with self._conn.execute(
+                    "SELECT max(checkpoint_id) FROM checkpoints "
+                    "WHERE thread_id = ? AND checkpoint_ns = ''", (thread_id,)) as cursor:
+                row = await cursor.fetchone()
+        except Exception:  # noqa: BLE001 - no cache is always correct
+            return None
+        return row[0] if row else None
 
     async def repair_session(self, partial_reply: str | None = None) -> bool:
         """Make the open session's history valid in place (after a cancel, crash or error).

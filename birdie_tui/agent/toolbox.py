@@ -8,13 +8,16 @@ LangChain tools (per Skill object: a reload makes new ones), and the model bound
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from operator import is_
 from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from birdie_tui.agent.skill_tools import make_skill_tools
+from birdie_tui.agent.prompt import catalog_for, load_name, skill_aliases
+from birdie_tui.agent.skill_tools import make_get_skill, make_skill_tools
+from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.adapter import make_tool
 from birdie_tui.skills.models import Skill
 from birdie_tui.skills.policy import SkillPolicy
@@ -41,6 +44,11 @@ class Toolbox:
         self._cache: dict[int, tuple[Skill, list[BaseTool]]] = {}
         self._mcp_owner: dict[str, Skill] = {}  # MCP tool name -> its skill (for approval)
         self._skill_tools_pair: list[BaseTool] | None = None  # load_skill, read_skill_file
+        self._get_skill: BaseTool | None = None
+        # How skill bodies reach the prompt (agent.prompt.LOADING_MODES) and for how long.
+        self.loading = "both"
+        self.decay_turns = 5
+        self._schema_tokens: tuple[tuple[BaseTool, ...], int] | None = None
         # (model, tools, model.bind_tools(tools)) of the last call: reused while both are the
         # same objects; a reload, a toggle or another model makes a new one.
         self._bound: tuple[Any, tuple[BaseTool, ...], Any] | None = None
@@ -77,11 +85,12 @@ class Toolbox:
         """The tools of `skills` (default: the allowed ones). Without an MCP skill among them
         the list is kept, and given again while `skills` are the same objects."""
         skills = self.allowed_skills() if skills is None else skills
-        if self._static is not None and same_items(self._static[0], skills):
+        key = (self.loading, *skills)
+        if self._static is not None and same_items(self._static[0], key):
             return list(self._static[1])
         out = await self._collect(skills)
         if self.mcp_tools is None or all(s.mcp_server is None for s in skills):
-            self._static = (tuple(skills), list(out))
+            self._static = (key, list(out))
         return out
 
     async def _collect(self, skills: list[Skill]) -> list[BaseTool]:
@@ -96,9 +105,38 @@ class Toolbox:
                         out.append(tool)
         if any(s.format == "agent-skills" for s in skills):
             if self._skill_tools_pair is None:  # they look skills up when called
-                self._skill_tools_pair = make_skill_tools(self.find_allowed)
+                self._skill_tools_pair = make_skill_tools(self.find_loadable,
+                                                          lambda: self.decay_turns)
             out.extend(self._skill_tools_pair)
+        if self.loading != "triggers" and any(_knowledge(s) for s in skills):
+            if self._get_skill is None:
+                self._get_skill = make_get_skill(self.find_loadable, self.loadable_names,
+                                                 lambda: self.decay_turns)
+            out.append(self._get_skill)
         return out
+
+    def loadable(self) -> list[Skill]:
+        """The allowed skills whose bodies the model may load (get_skill / load_skill)."""
+        return list(catalog_for(self.allowed_skills(), self.loading).loadable)
+
+    def loadable_names(self) -> list[str]:
+        return [load_name(s) for s in self.loadable()]
+
+    def find_loadable(self, name: str) -> Skill | None:
+        """A loadable skill by name or `location` (what a load call may say)."""
+        canonical = skill_aliases(self.loadable()).get(name)
+        return self.registry.get(canonical) if canonical else None
+
+    def schema_tokens(self, tools: Sequence[BaseTool]) -> int:
+        """Estimated tokens of the tool schemas sent with a call (kept while the tools are the
+        same objects)."""
+        hit = self._schema_tokens
+        if hit is not None and same_items(hit[0], tools):
+            return hit[1]
+        total = sum(estimate_tokens(f"{t.name} {t.description} {json.dumps(t.args, default=str)}")
+                    for t in tools)
+        self._schema_tokens = (tuple(tools), total)
+        return total
 
     def bind(self, model: Any, tools: Sequence[BaseTool]) -> Any:
         """`model.bind_tools(tools)`, reused while the model and every tool are the same
@@ -136,3 +174,8 @@ def same_items(a: Sequence[Any], b: Sequence[Any]) -> bool:
     """The same objects in the same order (identity, not equality: cheap, and never fooled by
     two equal-looking skills of different folders)."""
     return len(a) == len(b) and all(map(is_, a, b))
+
+
+def _knowledge(skill: Skill) -> bool:
+    """A knowledge skill: a body sent only when triggered or loaded."""
+    return bool(skill.body) and not skill.always_inject and skill.format != "agent-skills"

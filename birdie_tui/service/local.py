@@ -29,6 +29,8 @@ from birdie_tui.agent.events import (
     TotalsChanged,
 )
 from birdie_tui.service import local_rows
+from birdie_tui.service.local_commands import LocalCommands
+from birdie_tui.service.local_context import LocalContext
 from birdie_tui.service.local_start import make_engine, open_first, user_errors
 from birdie_tui.service.protocol import Approver, BirdieError, Listener
 from birdie_tui.service.rows import (
@@ -50,7 +52,7 @@ from birdie_tui.service.rows import (
 from birdie_tui.text import one_line
 
 
-class LocalBirdie:
+class LocalBirdie(LocalCommands, LocalContext):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
@@ -180,7 +182,9 @@ class LocalBirdie:
     async def send(self, text: str, *, approver: Approver | None = None
                    ) -> AsyncIterator[Any]:
         """Run one turn; its events come back in order. Totals, status, skills (MCP servers
-        may have started) and MCP failures are told to the listeners as they change."""
+        may have started) and MCP failures are told to the listeners as they change. A
+        conversation that reached the auto-compaction threshold is compacted first."""
+        await self.auto_compact()
         try:
             async with contextlib.aclosing(self.engine.run_turn(text, approver=approver)) as run:
                 async for event in run:
@@ -223,7 +227,9 @@ class LocalBirdie:
         return local_rows.transcript_items(await self.engine.messages())
 
     async def injection(self) -> InjectionView:
-        return local_rows.last_turn_injection(self.engine, await self.engine.messages())
+        records = await self.engine.contexts()
+        return local_rows.last_turn_injection(self.engine, await self.engine.messages(),
+                                              records[-1] if records else None)
 
     async def new_session(self) -> None:
         meta = await self.engine.new_session()

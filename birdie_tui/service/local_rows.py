@@ -6,6 +6,7 @@ from typing import Any
 
 from birdie_tui.service.rows import (
     BrokenSkillFile,
+    InjectionRow,
     InjectionView,
     McpRow,
     SessionRow,
@@ -125,21 +126,46 @@ def transcript_items(messages: list[Any]) -> list[TranscriptItem]:
     return items
 
 
-def last_turn_injection(engine: Any, history: list[Any]) -> InjectionView:
-    """What the session's last turn put in the prompt, rebuilt from its history with the
-    skills and memory in force now (so a resumed session does not show an empty panel)."""
+def last_turn_injection(engine: Any, history: list[Any], record: Any = None) -> InjectionView:
+    """What the session's last model call put in the prompt. With its provenance record the
+    segments are exactly what was sent (the bodies shown are the skills' bodies now); a
+    session from before records existed is rebuilt from its history with the skills, leases
+    and memory in force now (so a resumed session does not show an empty panel)."""
     from langchain_core.messages import HumanMessage
 
-    from birdie_tui.agent.prompt import build_system_prompt
-    from birdie_tui.agent.skill_tools import loaded_skill_names
+    from birdie_tui.agent.lease import lease_state
+    from birdie_tui.agent.prompt import build_system_prompt, skill_aliases
     from birdie_tui.text import content_text
 
     memory = [entry.content for entry in engine.memory.entries()]
+    if record is not None:
+        return _recorded_view(engine, record, memory)
     last = next((m for m in reversed(history) if isinstance(m, HumanMessage)), None)
     if last is None:
         return InjectionView(memory=tuple(memory))
     allowed = engine.toolbox.allowed_skills()
+    lease = lease_state(history, skill_aliases(allowed),
+                        decay_turns=engine.prompt_setting("skill_decay_turns"),
+                        max_loaded=engine.prompt_setting("skill_max_loaded"))
     _, report = build_system_prompt(
-        allowed, content_text(last.content), loaded=loaded_skill_names(history),
-        memory=memory, tools_by_tag=engine.toolbox.tools_by_tag(allowed))
+        allowed, content_text(last.content), loaded=lease.active, memory=memory,
+        tools_by_tag=engine.toolbox.tools_by_tag(allowed),
+        mode=engine.prompt_setting("skill_loading"))
     return InjectionView.of(report)
+
+
+_REASONS = {"always": "always_inject", "loaded": "loaded"}
+
+
+def _recorded_view(engine: Any, record: Any, memory: list[str]) -> InjectionView:
+    rows = []
+    for seg in record.segments:
+        if seg.kind in ("always", "trigger", "loaded"):
+            skill = engine.registry.get(seg.name)
+            reason = f"trigger:{seg.detail}" if seg.kind == "trigger" else _REASONS[seg.kind]
+            rows.append(InjectionRow(seg.name, reason, seg.tokens,
+                                     (skill.body or "").strip() if skill is not None else ""))
+    catalog = next((s.tokens for s in record.segments if s.kind == "catalog"), 0)
+    prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history"))
+    return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=tuple(rows),
+                         memory=tuple(memory), context=record)

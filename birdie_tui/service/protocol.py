@@ -30,6 +30,8 @@ from birdie_tui.service.rows import (
     ToolRow,
     TranscriptItem,
 )
+from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # issue 13 commands
+from birdie_tui.service.rows import CallContext, CompactionRow  # issue 13: what the model sees
 
 # An approval: (the tool call {id, name, args}, the skill it belongs to) -> run it?
 Approver = Callable[[dict[str, Any], str], Awaitable[bool]]
@@ -88,3 +90,19 @@ class Birdie(Protocol):
     def model_facts(self) -> ModelFacts: ...
     def model_choices(self) -> list[ModelChoice]: ...
     async def switch_model(self, spec: str) -> str: ...
+
+    # -- issue 13 commands --
+    def cost(self) -> CostReport: ...  # /cost: session totals and a per-turn breakdown
+    async def history(self, limit: int = 10) -> list[UserTurn]: ...  # your last messages
+    async def new_skill(self, name: str) -> NewSkill: ...  # scaffold $BIRDIE_HOME/skills/<name>
+    def tool_call_limit(self) -> int | None: ...  # per turn; None: no limit
+    def set_tool_call_limit(self, limit: int | None) -> int | None: ...
+    def working_dir(self) -> str: ...  # where tools run
+    def change_dir(self, path: str) -> str: ...  # ~ expanded, relative to working_dir()
+
+    # -- issue 13: what the model sees --
+    async def contexts(self) -> list[CallContext]: ...  # every model call's provenance
+    async def compact(self, instructions: str = "") -> CompactionRow: ...
+    def auto_compact_percent(self) -> int: ...  # 0: never
+    def set_auto_compact(self, percent: int | None) -> int: ...  # this session; None: global
+    async def export(self, fmt: str = "markdown") -> str: ...  # markdown | json

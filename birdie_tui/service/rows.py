@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from birdie_tui.agent.ledger import CallUsage, TokenLedger
+from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
 
 __all__ = [
-    "BrokenSkillFile", "CallUsage", "InjectionRow", "InjectionView", "McpRow", "MemoryNote",
+    "BrokenSkillFile", "CallContext", "CallUsage", "CompactionRow", "ContextChange",
+    "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
 ]
@@ -69,6 +71,7 @@ class InjectionView:
     prompt_tokens: int = 0
     skills: tuple[InjectionRow, ...] = ()
     memory: tuple[str, ...] = ()
+    context: CallContext | None = None  # the call's provenance (every segment), when known
 
     @classmethod
     def of(cls, report: Any) -> InjectionView:
@@ -76,7 +79,7 @@ class InjectionView:
         return cls(catalog_tokens=report.catalog_tokens, prompt_tokens=report.prompt_tokens,
                    skills=tuple(InjectionRow(s.name, s.reason, s.tokens, s.body)
                                 for s in report.skills),
-                   memory=tuple(report.memory))
+                   memory=tuple(report.memory), context=getattr(report, "context", None))
 
 
 @dataclass(frozen=True)
@@ -169,3 +172,62 @@ class Started:
     new: bool
     problems: tuple[str, ...] = ()  # e.g. an unknown --session-id: said, then a new one opened
     warnings: tuple[str, ...] = ()  # settings and start-up warnings (shown as toasts)
+
+
+@dataclass(frozen=True)
+class CompactionRow:
+    """What `/compact` did."""
+
+    messages: int  # newly summarised
+    summarised: int  # covered by the summary in all (they stay in the chat)
+    kept: int  # sent verbatim after it
+    tokens_before: int
+    tokens_after: int
+    summary: str
+
+
+# -- issue 13 commands --
+@dataclass(frozen=True)
+class TurnCost:
+    """One row of `/cost`: what a turn's model calls used and cost."""
+
+    turn: int
+    model: str  # the model's label; "" when the record did not say
+    input: int
+    cached: int  # of `input`, read from the vendor's prompt cache
+    output: int
+    cost: float | None  # None: a price unknown
+    retried: bool = False  # taken back by /retry: the same turn number follows
+    running: bool = False  # the turn under way (its calls so far)
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """`/cost`: the session's totals (the token ledger's) and its per-turn records."""
+
+    model: str  # the model in use now
+    turns: int
+    input: int
+    cached: int
+    output: int
+    cost_usd: float | None  # None: unknown
+    per_turn: tuple[TurnCost, ...] = ()
+    unrecorded_turns: int = 0  # turns from before per-turn records: in the totals only
+    cost_estimated: bool = False  # not every call was priced when it ran: today's rate
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """One of your messages in the open session (`/history`)."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class NewSkill:
+    """What `/skill new` wrote."""
+
+    name: str
+    path: str  # its SKILL.MD
+    folder_added: bool  # its skills folder was not loaded by this session before; now it is

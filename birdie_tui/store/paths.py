@@ -25,6 +25,7 @@ __all__ = [
     "default_user",
     "ensure_dir",
     "validate_session_id",
+    "validate_skill_name",
     "validate_user",
 ]
 
@@ -56,6 +57,17 @@ def validate_session_id(session_id: str) -> str:
             f"invalid session id {session_id!r}: expected YYYY-MM-DD_N, e.g. 2026-04-29_1"
         )
     return session_id
+
+
+def validate_skill_name(name: str) -> str:
+    """Return ``name`` unchanged if it can name a new skill's folder (the rule of user names),
+    else raise InvalidName."""
+    if not isinstance(name, str) or not _USER_RE.fullmatch(name) or ".." in name:
+        raise InvalidName(
+            f"invalid skill name {name!r}: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit (no spaces, '/' or '..')"
+        )
+    return name
 
 
 def default_user(environ: Mapping[str, str] = os.environ) -> str:

@@ -24,6 +24,13 @@ class Settings(BaseModel):
     theme: str = "birdie-dark"
     tool_output: Literal["full", "short", "off"] = "full"
     keymap: dict[str, str] = Field(default_factory=dict)
+    # How knowledge bodies reach the prompt: trigger phrases, the model's get_skill, or both;
+    # a loaded body stays for `skill_decay_turns` user turns, at most `skill_max_loaded` at once.
+    skill_loading: Literal["triggers", "model", "both"] = "both"
+    skill_decay_turns: int = Field(5, ge=0, le=1000)
+    skill_max_loaded: int = Field(3, ge=0, le=100)
+    # Compact the conversation when the context reaches this share of the window (0 = never).
+    auto_compact: int = Field(80, ge=0, le=100)
 
 
 def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:

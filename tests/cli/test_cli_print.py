@@ -19,7 +19,7 @@ from .helpers import USER, assert_one_line_error, events_of, run_cli, session_js
 # DESIGN §3.2: the exact keys of every event, `type` first.
 EVENT_KEYS = {
     "session": ["type", "id", "new"],
-    "injected": ["type", "skills"],
+    "injected": ["type", "skills", "turn", "call", "segments", "evicted", "not_loaded"],
     "token": ["type", "text"],
     "tool_call": ["type", "id", "name", "args"],
     "tool_result": ["type", "id", "name", "content", "error"],

@@ -11,7 +11,8 @@ import pytest
 from birdie_tui.service import BirdieError, local_birdie
 from birdie_tui.service import rows as row_types
 
-ROW_TYPES = tuple(getattr(row_types, name) for name in row_types.__all__)
+ROW_TYPES = tuple(t for t in (getattr(row_types, name) for name in row_types.__all__)
+                  if isinstance(t, type))
 
 
 def plain(value) -> bool:

@@ -1,0 +1,168 @@
+"""Compaction and the prompt settings of a session (a mixin of `Engine`, as `SessionOps` is).
+
+`compact` folds everything before the last few user turns into the rolling summary kept in the
+graph state (`summary`, `summary_through`). The messages themselves stay in the checkpoint (the
+chat and the session browser still show them); the model sees the summary instead. With the
+offline model the summary is extractive and deterministic; any other model writes it.
+
+Auto-compaction runs before a turn starts (never inside a tool round), when the context the
+next call would carry reaches `auto_compact` percent of the model's window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from birdie_tui.agent.compaction import (
+    KEEP_TURNS,
+    extractive_summary,
+    split_for_compaction,
+    summary_from_reply,
+    summary_request,
+)
+from birdie_tui.agent.options import EngineError
+from birdie_tui.agent.provenance import CallContext, history_records
+from birdie_tui.agent.window import DEFAULT_CONTEXT_WINDOW, message_tokens
+from birdie_tui.providers.tokens import estimate_tokens
+
+PROMPT_SETTINGS = ("skill_loading", "skill_decay_turns", "skill_max_loaded", "auto_compact")
+SESSION_KEY = "prompt_settings"  # a session's own values, in its JSON file
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """What one compaction did."""
+
+    messages: int  # messages newly summarised
+    summarised: int  # messages the summary covers in all
+    kept: int  # messages still sent verbatim after it
+    tokens_before: int  # estimated tokens of the context before
+    tokens_after: int
+    summary: str
+    auto: bool = False
+
+
+class CompactOps:
+    """Needs from the engine: `_graph`, `_config()`, `model`, `provider`, `settings`, `session`,
+    `context_window`, `ledger`, `price`, `sessions`, `require_session()`."""
+
+    # ---------------------------------------------------------------- prompt settings
+    def prompt_setting(self, name: str) -> Any:
+        """The session's own value (saved in its JSON) or the global one from settings.json."""
+        own = self.session.extra.get(SESSION_KEY) if self.session is not None else None
+        if isinstance(own, dict) and name in own:
+            try:  # a hand-edited file may hold anything: an invalid value falls back
+                return getattr(type(self.settings).model_validate({name: own[name]}), name)
+            except ValueError:
+                pass
+        return getattr(self.settings, name)
+
+    def set_prompt_setting(self, name: str, value: Any) -> None:
+        """Override a prompt setting for this session (None: back to the global value)."""
+        if name not in PROMPT_SETTINGS:
+            raise EngineError(f"unknown setting {name!r}; known: {', '.join(PROMPT_SETTINGS)}")
+        meta = self.require_session()
+        checked = type(self.settings).model_validate(
+            {**self.settings.model_dump(), **({name: value} if value is not None else {})})
+        own = meta.extra.get(SESSION_KEY)
+        own = dict(own) if isinstance(own, dict) else {}
+        if value is None:
+            own.pop(name, None)
+        else:
+            own[name] = getattr(checked, name)
+        if own:
+            meta.extra[SESSION_KEY] = own
+        else:
+            meta.extra.pop(SESSION_KEY, None)
+        if meta.saved:
+            self.sessions.save(meta)
+
+    # ---------------------------------------------------------------- compaction
+    async def compact(self, instructions: str = "", *, auto: bool = False) -> Compaction | None:
+        """Summarise all but the last `KEEP_TURNS` user turns. None when there is nothing to
+        compact (a manual call raises EngineError saying so instead)."""
+        self.require_session()
+        values = (await self._graph.aget_state(self._config())).values
+        messages = list(values.get("messages") or [])
+        prior = values.get("summary") or ""
+        start = _after(messages, values.get("summary_through"))
+        span = split_for_compaction(messages, KEEP_TURNS, start=start)
+        if span is None:
+            if auto:
+                return None
+            raise EngineError(f"Nothing to compact yet: the last {KEEP_TURNS} turns are always "
+                              "kept as they are.")
+        begin, end = span
+        before = self.context_estimate(messages, prior)
+        summary = await self._summarise(messages[begin:end], prior, instructions)
+        await self._graph.aupdate_state(
+            self._config(), {"summary": summary, "summary_through": messages[end - 1].id},
+            as_node="agent")
+        after = self.context_estimate(messages[end:], summary)
+        return Compaction(messages=end - begin, summarised=end, kept=len(messages) - end,
+                          tokens_before=before, tokens_after=after, summary=summary, auto=auto)
+
+    async def _summarise(self, messages: list[Any], prior: str, instructions: str) -> str:
+        if self.provider.vendor == "offline":
+            return extractive_summary(messages, prior, instructions)
+        reply = await self.model.ainvoke(summary_request(messages, prior, instructions))
+        usage = getattr(reply, "usage_metadata", None) or {}
+        if usage:  # the summary call is spent on this session: count it
+            self.ledger.add_call(int(usage.get("input_tokens", 0) or 0),
+                                 int(usage.get("output_tokens", 0) or 0), 0, self.price)
+        text = summary_from_reply(reply)
+        if not text:
+            raise EngineError("the model returned an empty summary; nothing was compacted")
+        return text
+
+    def context_estimate(self, visible: list[Any], summary: str) -> int:
+        """Tokens the next call would carry without a budget cut: the last call's fixed part
+        (prompt, tools) plus the messages the summary does not cover."""
+        last = self.last_call
+        fixed = sum(s.tokens for s in last.segments if s.kind not in ("history", "summary")) \
+            if last is not None else 0
+        return fixed + estimate_tokens(summary) + sum(message_tokens(m) for m in visible)
+
+    async def auto_compact(self) -> Compaction | None:
+        """Compact before a turn when the last call's context reached the `auto_compact` share
+        of the window, or the history budget already had to leave messages out. Decided from
+        that call's record, without reading the history (a clean turn reads none)."""
+        percent = int(self.prompt_setting("auto_compact") or 0)
+        last = self.last_call
+        if not percent or last is None or self.session is None or not self.session.saved:
+            return None
+        window = self.context_window or DEFAULT_CONTEXT_WINDOW
+        if not last.history_dropped and last.tokens * 100 < percent * window:
+            return None
+        return await self.compact(auto=True)
+
+    # ---------------------------------------------------------------- provenance
+    async def contexts(self, session_id: str | None = None) -> list[CallContext]:
+        """The provenance record of every model call of `session_id` (default: the open
+        session; [] while it is unsaved), oldest first."""
+        return history_records(await self.messages(session_id))
+
+    async def rolling_summary(self, session_id: str | None = None) -> str:
+        """The compaction summary of `session_id` (default: the open session); "" if none."""
+        return str((await self._saved_values(session_id)).get("summary") or "")
+
+    async def _saved_values(self, session_id: str | None) -> dict[str, Any]:
+        current = self.session
+        if session_id is None and current is None:
+            return {}
+        if current is not None and not current.saved and session_id in (None, current.id):
+            return {}
+        state = await self._graph.aget_state(self._config(session_id))
+        return dict(state.values or {}) if state else {}
+
+    last_call: CallContext | None = None  # the latest model call's record (set by the engine)
+
+
+def _after(messages: list[Any], through: str | None) -> int:
+    """Index of the first message the summary does not cover (0 without a summary)."""
+    if through:
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index].id == through:
+                return index + 1
+    return 0

@@ -1,0 +1,150 @@
+"""The door's side of the commands Birdie users know (issue 13): `/cost`, `/history`,
+`/skill new`, `/tool cap` and `/cd`.
+
+A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine, `_emit`,
+`ledger` and `reload_skills` of the class it is mixed into. Cheap to import, like `local.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from birdie_tui.agent.events import StatusChanged
+from birdie_tui.agent.ledger import TokenLedger
+from birdie_tui.service.protocol import BirdieError
+from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
+from birdie_tui.text import content_text
+
+
+class LocalCommands:
+    """Issue 13's door methods over the local engine."""
+
+    engine: Any
+    _emit: Callable[[Any], None]
+    ledger: Callable[[], TokenLedger]
+    reload_skills: Callable[..., Awaitable[None]]
+
+    # ------------------------------------------------------------------ /cost
+    def cost(self) -> CostReport:
+        """The ledger's session totals, and one row per recorded turn (a running turn last,
+        with its calls so far). Turns recorded before per-turn records existed are only in
+        the totals: `unrecorded_turns` says how many."""
+        engine, totals = self.engine, self.ledger()
+        meta = engine.session
+        records = list(meta.turn_costs) if meta is not None else []
+        turns = meta.turns if meta is not None else 0
+        rows = [TurnCost(turn=r["turn"], model=r["model"], input=r["input"],
+                         cached=r["cached"], output=r["output"], cost=r["cost"],
+                         retried=r["turn"] > turns or any(
+                             later["turn"] == r["turn"] for later in records[n + 1:]))
+                for n, r in enumerate(records)]
+        running = engine.ledger
+        if running.live and running.calls:
+            rows.append(TurnCost(
+                turn=turns + 1, model=engine.model_label,
+                input=sum(c.input for c in running.calls),
+                cached=running.turn_cached(), output=sum(c.output for c in running.calls),
+                cost=running.turn_cost(), running=True))
+        recorded = {r["turn"] for r in records if r["turn"] <= turns}
+        return CostReport(model=engine.model_label, turns=turns, input=totals.session_in,
+                          cached=totals.session_cached, output=totals.session_out,
+                          cost_usd=totals.cost_usd, per_turn=tuple(rows),
+                          unrecorded_turns=max(0, turns - len(recorded)),
+                          cost_estimated=totals.cost_usd is not None and meta is not None
+                          and meta.cost_usd is None
+                          and bool(meta.input_tokens or meta.output_tokens))
+
+    # ------------------------------------------------------------------ /history
+    async def history(self, limit: int = 10) -> list[UserTurn]:
+        """Your last `limit` messages in the open session, numbered by turn (oldest first)."""
+        if limit < 1:
+            raise BirdieError("the number of messages to show is at least 1")
+        asked = [m for m in await self.engine.messages() if getattr(m, "type", "") == "human"]
+        turns = [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)]
+        return turns[-limit:]
+
+    # ------------------------------------------------------------------ /skill new
+    async def new_skill(self, name: str) -> NewSkill:
+        """Write `$BIRDIE_HOME/skills/<name>/SKILL.MD` from the template and load it. A
+        skills folder this session did not load from (it did not exist at start, or
+        `--skills-dir` replaced the defaults) joins the session's folders first."""
+        from birdie_tui.skills.scaffold import scaffold_skill
+        from birdie_tui.store.paths import InvalidName, validate_skill_name
+
+        engine = self.engine
+        try:
+            validate_skill_name(name)
+        except InvalidName as exc:
+            raise BirdieError(str(exc)) from None
+        known = engine.registry.get(name)
+        if known is not None:
+            raise BirdieError(f"a skill named {known.name!r} is already loaded "
+                              f"({known.path}) — edit that file instead")
+        folder = Path(engine.paths.user_skills_dir)
+        try:
+            path = scaffold_skill(folder, name)
+        except FileExistsError as exc:
+            raise BirdieError(f"{exc} — nothing was overwritten") from None
+        except OSError as exc:
+            raise BirdieError(f"could not create the skill: {exc}") from None
+        added = self._add_skill_dir(folder)
+        await self.reload_skills(forced=False)
+        return NewSkill(name=name, path=str(path), folder_added=added)
+
+    def _add_skill_dir(self, folder: Path) -> bool:
+        """Make `folder` one of the skill folders the engine loads (and the watcher follows
+        when it starts again); False if it already was."""
+        engine = self.engine
+        wanted = folder.expanduser().resolve()
+        if any(Path(d).expanduser().resolve() == wanted for d in engine.skill_dirs):
+            return False
+        engine.skill_dirs = [*engine.skill_dirs, folder]
+        self._emit(StatusChanged())
+        return True
+
+    # ------------------------------------------------------------------ /tool cap
+    def tool_call_limit(self) -> int | None:
+        """Tool calls a turn may make before the loop guard makes the model answer."""
+        cap = self.engine.options.max_tool_calls
+        return cap if cap > 0 else None
+
+    def set_tool_call_limit(self, limit: int | None) -> int | None:
+        """From the next turn on, until the app ends; None: no limit."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 1):
+            raise BirdieError("the tool-call limit is a whole number of at least 1, or off")
+        self.engine.options.max_tool_calls = limit or 0
+        return self.tool_call_limit()
+
+    # ------------------------------------------------------------------ /cd
+    def working_dir(self) -> str:
+        """Where tools run (bash and python tools use the process's working directory)."""
+        try:
+            return os.getcwd()
+        except OSError:
+            raise BirdieError("the working directory no longer exists — /cd to another "
+                              "one") from None
+
+    def change_dir(self, path: str) -> str:
+        """Make `path` (`~` expanded, relative to the working directory) the working
+        directory of the agent's tools; the new one is returned."""
+        if not path.strip():
+            raise BirdieError("usage: /cd <path>")
+        target = Path(os.path.expanduser(path.strip()))
+        if not target.is_absolute():
+            target = Path(self.working_dir()) / target
+        try:
+            os.chdir(target)
+        except FileNotFoundError:
+            raise BirdieError(f"no such directory: {target}") from None
+        except NotADirectoryError:
+            raise BirdieError(f"not a directory: {target}") from None
+        except PermissionError:
+            raise BirdieError(f"permission denied: {target}") from None
+        except OSError as exc:
+            raise BirdieError(f"cannot change to {target}: {exc.strerror or exc}") from None
+        self._emit(StatusChanged())
+        return self.working_dir()

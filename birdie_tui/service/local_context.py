@@ -1,0 +1,81 @@
+"""The door's side of what the model sees (issue 13): the provenance of every model call,
+compaction (manual and automatic) and the session export.
+
+A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine and `_emit`
+of the class it is mixed into. Cheap to import, like `local.py`: the engine's modules are
+imported inside the methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from birdie_tui.agent.events import Compacted, StatusChanged
+from birdie_tui.service.protocol import BirdieError
+from birdie_tui.service.rows import CallContext, CompactionRow
+
+
+class LocalContext:
+    engine: Any
+    _emit: Callable[[Any], None]
+    _emit_totals: Callable[[], None]
+
+    async def contexts(self) -> list[CallContext]:
+        """Every model call's provenance in this session, oldest first."""
+        return await self.engine.contexts()
+
+    async def compact(self, instructions: str = "") -> CompactionRow:
+        from birdie_tui.agent.options import EngineError
+
+        try:
+            done = await self.engine.compact(instructions)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - a provider failure is a message, not a crash
+            raise BirdieError(f"compaction failed: {exc}") from None
+        self._told_compaction(done)
+        return CompactionRow(messages=done.messages, summarised=done.summarised, kept=done.kept,
+                             tokens_before=done.tokens_before, tokens_after=done.tokens_after,
+                             summary=done.summary)
+
+    async def auto_compact(self) -> None:
+        """Before a turn: compact if the context reached the threshold. A failure is told as
+        a `compacted` event with its error, and the turn goes on."""
+        try:
+            done = await self.engine.auto_compact()
+        except Exception as exc:  # noqa: BLE001 - the turn must still run
+            self._emit(Compacted(auto=True, error=str(exc) or type(exc).__name__))
+            return
+        if done is not None:
+            self._told_compaction(done)
+
+    def _told_compaction(self, done: Any) -> None:
+        self._emit(Compacted(messages=done.messages, tokens_before=done.tokens_before,
+                             tokens_after=done.tokens_after, auto=done.auto))
+        self._emit_totals()
+        self._emit(StatusChanged())
+
+    def auto_compact_percent(self) -> int:
+        """The share of the context window that triggers compaction (0: never)."""
+        return int(self.engine.prompt_setting("auto_compact") or 0)
+
+    def set_auto_compact(self, percent: int | None) -> int:
+        """For this session (saved in its file); None: back to the settings.json value."""
+        if percent is not None and not 0 <= percent <= 100:
+            raise BirdieError("the auto-compaction threshold is a percentage from 1 to 100 "
+                              "(or off)")
+        self.engine.set_prompt_setting("auto_compact", percent)
+        self._emit(StatusChanged())
+        return self.auto_compact_percent()
+
+    async def export(self, fmt: str = "markdown") -> str:
+        """The open session as Markdown or JSON: per turn, the messages, tool calls and the
+        provenance of each model call."""
+        from birdie_tui.agent.export import export_session
+
+        if fmt not in ("markdown", "json"):
+            raise BirdieError(f"unknown export format {fmt!r}: markdown or json")
+        return export_session(self.engine.require_session(), await self.engine.messages(),
+                              await self.engine.contexts(), fmt,
+                              summary=await self.engine.rolling_summary())
