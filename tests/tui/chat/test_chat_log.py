@@ -8,7 +8,7 @@ from textual.widgets import Markdown
 
 from birdie_tui.service.rows import ToolCallItem, TranscriptItem
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
-from birdie_tui.tui.widgets.chat.chat_log import MAX_WIDGETS, PRUNED_TEXT, ChatLog
+from birdie_tui.tui.widgets.chat.chat_log import MAX_WIDGETS, PRUNED_TEXT, ChatLog, replay_start
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
@@ -92,6 +92,21 @@ async def test_replay_of_500_items_keeps_the_newest():
         # the newest replies use the full renderer, older ones the cheap one
         replies = list(app.chat.query_children(AssistantMessage))
         assert not replies[-1].lite and replies[0].lite
+        # only the kept tail was built: it starts at a user message, every tool block finished
+        assert isinstance(app.chat.children[1], UserMessage)
+        assert "question 50" in plain(app.chat.children[1])
+        assert all(block.finished and not block._cancelled
+                   for block in app.chat.query_children(ToolBlock))
+
+
+def test_replay_start_keeps_whole_turns_within_the_limit():
+    """replay_start picks the latest user message from which the rest fits, and 0 when all
+    fits or no user message fits."""
+    items = conversation(10)  # 4 entries per turn
+    assert replay_start(items, 1000) == 0
+    assert replay_start(items, 8) == 32  # the last two turns
+    assert replay_start(items, 9) == 32  # a third turn does not fit whole
+    assert replay_start(items, 3) == 0  # not even one turn: built whole, pruned after
 
 
 async def test_pruning_keeps_max_widgets_and_one_notice():

@@ -116,7 +116,11 @@ class ChatLog(VerticalScroll):
         await self.remove_children()
 
     async def replay(self, items: list[TranscriptItem]) -> None:
-        """Rebuild a past conversation at once: no streaming, one mount for everything."""
+        """Rebuild a past conversation at once: no streaming, one mount for everything. Only
+        the tail that `MAX_WIDGETS` keeps is built (a 2,000-message session built every widget
+        and then dropped most of them)."""
+        skip = replay_start(items, self.MAX_WIDGETS)
+        items = items[skip:]
         widgets: list[Widget] = []
         pending: dict[str, ToolBlock] = {}
         mode = self._tool_output_mode
@@ -153,7 +157,7 @@ class ChatLog(VerticalScroll):
             widgets = widgets[overflow - dropped:]
         with self.app.batch_update():
             await self.mount_all(widgets)
-            if overflow > 0:
+            if overflow > 0 or skip:
                 await self._ensure_pruned_notice()
         self.scroll_end(animate=False, immediate=True)
 
@@ -187,3 +191,29 @@ class ChatLog(VerticalScroll):
 
 def _is_reply(item: TranscriptItem) -> bool:
     return item.role == "assistant" and bool(item.content.strip())
+
+
+def _widget_count(item: TranscriptItem) -> int:
+    """How many chat entries `replay` makes for one item (a tool result joins its call's
+    block)."""
+    if item.role == "user":
+        return 1
+    if item.role == "assistant":
+        return int(_is_reply(item)) + len(item.tool_calls)
+    return 0
+
+
+def replay_start(items: list[TranscriptItem], limit: int) -> int:
+    """The first item worth building when at most `limit` entries are kept: the latest user
+    message from which the rest fits (0 when everything fits). Starting at a user message
+    keeps each tool call together with its result."""
+    count, start = 0, 0
+    for index in range(len(items) - 1, -1, -1):
+        count += _widget_count(items[index])
+        if count > limit:
+            break
+        if items[index].role == "user":
+            start = index
+    else:
+        return 0
+    return start
