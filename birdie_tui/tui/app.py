@@ -88,11 +88,13 @@ class BirdieApp(App[int]):
             main.chat.add_error(problem)
         # Everything loaded so far lives as long as the app: out of the collector's sight, a
         # full collection takes a few ms instead of 120-180 ms (a visible freeze mid-stream).
-        gc.collect()
+        # A message typed ahead is not kept waiting for the boot garbage to be collected.
+        if not main.pending:
+            gc.collect()
         gc.freeze()
         self.ready.set()
         main.call_later(main.send_pending)
-        self._watch_skills()
+        self.watch_skill_folders()
 
     @property
     def boot_failed(self) -> bool:
@@ -115,8 +117,9 @@ class BirdieApp(App[int]):
             self.notify(warning, title="Settings", severity="warning")
         self.main.chat.set_tool_output_mode(settings.tool_output)
 
-    def _watch_skills(self) -> None:
-        """Follow the skill folders for the app's life (unless BIRDIE_WATCH=0)."""
+    def watch_skill_folders(self) -> None:
+        """Follow the skill folders for the app's life (unless BIRDIE_WATCH=0); called again
+        when a folder joins them (`/skill new`), it replaces the watcher."""
         if self.environ.get("BIRDIE_WATCH", "1").strip().lower() in ("0", "off", "no"):
             return
 
@@ -129,7 +132,7 @@ class BirdieApp(App[int]):
                 self.notify(f"Live reload stopped: {one_line(exc)}. /skill reload still works.",
                             title="Skills", severity="warning", timeout=10)
 
-        self.run_worker(watch(), group="skill-watcher", exit_on_error=False)
+        self.run_worker(watch(), group="skill-watcher", exclusive=True, exit_on_error=False)
 
     # ------------------------------------------------------------------ themes and settings
     def _initial_theme(self) -> str:

@@ -21,10 +21,11 @@ def binding_ids(app: Any) -> set[str]:
     from birdie_tui.tui.screens.session_browser import SessionBrowser
     from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
     from birdie_tui.tui.widgets.composer import Composer
+    from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
     from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
     owners = (type(app), MainScreen, Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
-              ApprovalScreen, RenameScreen)
+              ApprovalScreen, RenameScreen, ContextPanel)
     return {b.id for owner in owners for b in owner.BINDINGS
             if isinstance(b, Binding) and b.id}
 

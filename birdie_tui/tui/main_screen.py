@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from birdie_tui.text import one_line
 from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
+from birdie_tui.tui.cmds.compact import auto_compaction_notice
 from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
@@ -54,6 +55,7 @@ class MainScreen(ScreenActions, Screen):
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),
         Binding("ctrl+o", "focus_skills", "Skills", id="app.focus_skills"),
+        Binding("ctrl+g", "focus_context", "Context", id="app.focus_context", show=False),
         Binding("pageup", "scroll_chat('page_up')", "Scroll up", id="app.chat_page_up",
                 show=False),
         Binding("pagedown", "scroll_chat('page_down')", "Scroll down", id="app.chat_page_down",
@@ -79,6 +81,7 @@ class MainScreen(ScreenActions, Screen):
         "memory": "on_memory_changed",
         "mcp_failed": "on_mcp_failed",
         "recovered": "on_recovered",
+        "compacted": "on_compacted",
     }
 
     def __init__(self, *, cursor_blink: bool = True, **kwargs: Any) -> None:
@@ -177,6 +180,18 @@ class MainScreen(ScreenActions, Screen):
 
     def on_recovered(self, event: Any) -> None:
         self.notify(event.message, title="Recovered", severity="warning", timeout=12)
+
+    def on_compacted(self, event: Any) -> None:
+        """/compact tells its own result; an automatic compaction (before a turn) is told here.
+        Either way the context panel reloads the records."""
+        if event.auto or event.error:
+            percent = self.birdie.auto_compact_percent() if self.birdie is not None else 0
+            text, failed = auto_compaction_notice(event, percent)
+            if failed:
+                self.chat.add_error(text)
+            else:
+                self.chat.add_notice(text, markdown=False)
+        self.sessions.reload_contexts()
 
     def show_status(self, busy: bool | None = None) -> None:
         """Status bar and token panel, from the ledger (the one owner of the figures)."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 
@@ -50,6 +51,17 @@ class ScreenActions:
             self.sidebar_forced = True
             self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
         sidebar.focus_list()
+
+    def action_focus_context(self) -> None:
+        """The context panel from the keyboard: ←/→ turns, shift+←/→ calls, ↑/↓ segments,
+        esc goes back."""
+        panels = self.query_one("#panels")  # type: ignore[attr-defined]
+        if not panels.display:
+            self.panel_forced = True
+            self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+        panels.active = "tab-context"
+        if not self.query_one(ContextPanel).focus_list():  # type: ignore[attr-defined]
+            self.notify("Nothing in the context panel yet.", timeout=2)  # type: ignore
 
     def action_scroll_chat(self, how: str) -> None:
         """Scroll the conversation without leaving the composer."""
@@ -136,6 +148,9 @@ class ScreenActions:
 
     async def delete_session(self, session_id: str) -> None:
         await self.sessions.delete_session(session_id)
+
+    def rewatch_skills(self) -> None:
+        self.app.watch_skill_folders()
 
     def quit(self) -> None:
         self.app.exit(0)

@@ -62,9 +62,23 @@ class SessionControl:
         else:
             chat.add_notice(welcome_text(birdie.status()), markdown=True)
         screen.query_one(Composer).set_history([i.content for i in items if i.role == "user"])
-        screen.query_one(ContextPanel).show(await birdie.injection())
+        panel = screen.query_one(ContextPanel)
+        panel.set_records(await birdie.contexts(), keep=False)  # every call, for ←/→
+        panel.show(await birdie.injection())  # the latest call's bodies (or the older view)
         screen.query_one(SkillSidebar).set_skills(birdie.skill_rows(), birdie.broken_files())
         screen.show_status(busy=False)
+
+    def reload_contexts(self) -> None:
+        """The session's call records as saved, into the context panel: one door call, at a
+        turn's end or after a compaction (the live `injected` events add calls meanwhile)."""
+        if self.birdie is not None:
+            self.screen.run_worker(self._reload_contexts(), group="contexts", exclusive=True,
+                                   exit_on_error=False)
+
+    async def _reload_contexts(self) -> None:
+        records = await self.birdie.contexts()
+        if records:  # an unsaved session has none yet: keep what the live events brought
+            self.screen.query_one(ContextPanel).set_records(records)
 
     async def switch(self, session_id: str) -> None:
         status = self.birdie.status()

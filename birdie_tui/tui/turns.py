@@ -41,11 +41,13 @@ class TurnRunner:
     async def _run(self, text: str) -> None:
         screen = self.screen
         approver = approve_always if screen.app.args.auto_approve else self.ask_approval
+        clean = False  # a finished turn's records all came live: no need to read them back
         try:
             async for event in screen.birdie.send(text, approver=approver):
                 if event.type == "token":
                     self._buffer(event.text)
                 else:
+                    clean = clean or event.type == "done"
                     self._post_tokens()  # whatever came before this event, in order
                     screen.post_message(EngineEvent(event))
         except asyncio.CancelledError:
@@ -58,6 +60,8 @@ class TurnRunner:
         finally:
             self._post_tokens()
             screen.call_later(screen.show_status, False)  # after the turn's own events
+            if not clean:  # cancelled or failed: the saved records are the truth
+                screen.call_later(screen.sessions.reload_contexts)
 
     def _buffer(self, text: str) -> None:
         self._tokens.append(text)

@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from birdie_tui.tui.cmds import general, models, sessions, skills
+from birdie_tui.tui.cmds import compact, export, extras, general, models, sessions, skills
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -45,23 +45,41 @@ COMMANDS: tuple[Command, ...] = (
     Command("/memory", "`/memory [list]` · `/memory delete <id or n>`",
             "list or delete long-term memory entries", general.cmd_memory,
             subcommands=("list", "delete")),
-    Command("/tool", "`/tool list` · `/tool output full\\|short\\|off`",
-            "tools callable right now · how much tool output the chat shows", general.cmd_tool,
-            subcommands=("list", "output full", "output short", "output off"),
+    Command("/tool", "`/tool list` · `/tool output full\\|short\\|off` · `/tool cap [N\\|off]`",
+            "tools callable right now · how much tool output the chat shows · tool calls "
+            "per turn", general.cmd_tool,
+            subcommands=("list", "output full", "output short", "output off", "cap", "cap off"),
             palette=tuple((f"Tool output: {m}", f"/tool output {m}")
                           for m in ("full", "short", "off"))),
     Command("/skill", "`/skill list` · `/skill enable <name>` · `/skill disable <name>` · "
-            "`/skill reload`", "skills for this session · rescan the skill folders",
-            skills.cmd_skill, subcommands=("list", "enable", "disable", "reload"),
+            "`/skill reload` · `/skill new <name>`",
+            "skills for this session · rescan the skill folders · scaffold a new skill",
+            skills.cmd_skill, subcommands=("list", "enable", "disable", "reload", "new"),
             palette=(("Reload skills", "/skill reload"),)),
     Command("/mcp", "`/mcp` · `/mcp restart <skill>`",
             "MCP servers: state, tools, errors · start one again", skills.cmd_mcp,
             subcommands=("restart",)),
+    Command("/compact", "`/compact [instructions]` · `/compact auto [off\\|<percent>]`",
+            "summarise the older turns (the model reads the summary; the chat keeps them) · "
+            "the context share that compacts by itself", compact.cmd_compact,
+            subcommands=("auto", "auto off"),
+            palette=(("Compact the conversation", "/compact"),)),
     Command("/session", "`/session new\\|switch <id>\\|delete <id>\\|list\\|info`", "sessions",
             sessions.cmd_session, subcommands=("new", "switch", "delete", "list", "info")),
     Command("/new", "`/new`", "new session", sessions.cmd_new),
     Command("/sessions", "`/sessions`", "open the session browser", sessions.cmd_sessions),
     Command("/rename", "`/rename <title>`", "name this session", sessions.cmd_rename),
+    Command("/cost", "`/cost [all]`", "what this session cost: totals and each turn",
+            extras.cmd_cost, subcommands=("all",),
+            palette=(("Show the session's cost", "/cost"),)),
+    Command("/history", "`/history [N]`", "your last N messages (default 10) with their turns",
+            extras.cmd_history, palette=(("Show my last messages", "/history"),)),
+    Command("/cd", "`/cd [path]`", "show or change the working directory tools run in",
+            extras.cmd_cd),
+    Command("/export", "`/export [markdown\\|json] [PATH]`",
+            "write this session to a file (default `./<session-id>.md`): per turn the "
+            "messages, tool calls and what each model call was given", export.cmd_export,
+            subcommands=("markdown", "json"), palette=(("Export this session", "/export"),)),
     Command("/theme", "`/theme [name]`", "list themes or switch (saved)", general.cmd_theme,
             needs_birdie=False),
     Command("/model", "`/model` · `/model VENDOR[/MODEL]` · `/model MODEL`",
@@ -79,7 +97,8 @@ KEYS_HELP = """\
 **Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · Tab complete a command ·
 PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o skill list (Space
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
-ctrl+b skills sidebar · ctrl+t side panel · ctrl+p palette · ctrl+q quit
+ctrl+b skills sidebar · ctrl+t side panel · ctrl+g context panel (←/→ turns, shift+←/→
+calls) · ctrl+p palette · ctrl+q quit
 """
 
 

@@ -1,7 +1,8 @@
-"""General commands: /quit, /clear, /info, /theme, memory and tool output."""
+"""General commands: /quit, /clear, /info, /theme, memory, tool output and /tool cap."""
 
 from __future__ import annotations
 
+from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 
@@ -59,8 +60,10 @@ async def cmd_tool(ctx: CommandContext, args: list[str], rest: str) -> None:
             ctx.say("No tools are callable: every tool skill is off.")
             return
         ctx.say("\n".join(f"- `{t.name}` — {t.description}" for t in tools))
+    elif args[:1] == ["cap"]:
+        await extras.tool_cap(ctx, args[1:])
     elif len(args) == 2 and args[0] == "output" and args[1] in ("full", "short", "off"):
         ctx.ui.set_tool_output(args[1])
         ctx.toast(f"Tool output: {args[1]}", timeout=2)
     else:
-        raise UsageError("usage: /tool list | /tool output full|short|off")
+        raise UsageError("usage: /tool list | /tool output full|short|off | /tool cap [N|off]")

@@ -1,9 +1,10 @@
-"""Skill and MCP commands: /skill list|enable|disable|reload, /mcp, /mcp restart."""
+"""Skill and MCP commands: /skill list|enable|disable|reload|new, /mcp, /mcp restart."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 
@@ -20,8 +21,11 @@ async def cmd_skill(ctx: CommandContext, args: list[str], rest: str) -> None:
                   timeout=2)
     elif sub == "reload":
         await ctx.birdie.reload_skills(forced=True)
+    elif sub == "new":
+        await extras.skill_new(ctx, args[1:])
     else:
-        raise UsageError("usage: /skill list | enable <name> | disable <name> | reload")
+        raise UsageError("usage: /skill list | enable <name> | disable <name> | reload | "
+                         "new <name>")
 
 
 async def cmd_mcp(ctx: CommandContext, args: list[str], rest: str) -> None:

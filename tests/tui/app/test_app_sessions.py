@@ -172,7 +172,7 @@ async def test_switching_back_restores_the_context_figure(make_app):
 async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app, monkeypatch):
     """Esc after a tool round keeps that call's tokens; two /retry runs leave one turn. The
     status bar, the token panel, the session file and `sessions list` all agree."""
-    from birdie_tui.headless import session_row
+    from birdie_tui.store.session_meta import session_row
 
     from birdie_tui.tui.messages import EngineEvent
 

@@ -70,7 +70,8 @@ class TestContextPanel:
             panel = pilot.app.query_one("#context")
             options = panel.query_one("OptionList")
             options.focus()
-            options.highlighted = 1  # the ssh body (after the always-injected planner)
+            options.highlighted = next(i for i, s in enumerate(panel.record.segments)
+                                       if s.kind == "trigger")  # the ssh body
             await pilot.pause(0.3)
 
         assert snap_compare(snap_app(), terminal_size=(150, 40), run_before=before)

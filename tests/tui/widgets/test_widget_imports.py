@@ -10,16 +10,22 @@ WIDGETS = [
     "birdie_tui.tui.widgets.status_bar",
     "birdie_tui.tui.widgets.skills.skill_sidebar",
     "birdie_tui.tui.widgets.panels.context_panel",
+    "birdie_tui.tui.widgets.panels.context_calls",
+    "birdie_tui.tui.widgets.panels.context_lines",
+    "birdie_tui.tui.widgets.panels.context_body",
     "birdie_tui.tui.widgets.panels.token_panel",
 ]
 
 
 def test_widgets_do_not_import_the_agent_stack():
-    """Importing the widgets loads no LLM stack and no agent module beyond events and ledger."""
+    """Importing the widgets loads no LLM stack and no agent module beyond events, ledger and
+    provenance (plain dataclasses)."""
     code = (
         "import importlib, sys\n"
-        # The event vocabulary and the ledger's rows are plain dataclasses, named by widgets.
-        "CHEAP = {'birdie_tui.agent', 'birdie_tui.agent.events', 'birdie_tui.agent.ledger'}\n"
+        # The event vocabulary, the ledger's rows and the prompt provenance records are plain
+        # dataclasses, named by widgets.
+        "CHEAP = {'birdie_tui.agent', 'birdie_tui.agent.events', 'birdie_tui.agent.ledger',"
+        " 'birdie_tui.agent.provenance'}\n"
         f"for name in {WIDGETS!r}: importlib.import_module(name)\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('langgraph', 'langchain_core', 'langchain_mcp_adapters', 'openai', 'anthropic', 'mistralai')"
