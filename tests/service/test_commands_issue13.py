@@ -92,7 +92,7 @@ async def test_cost_shows_totals_and_a_row_per_turn():
     await run(ui, "/cost")
     text = ui.said[-1]
     assert "**Session** 2 turns · ↑3,000 in (500 cached) · ↓120 out · **$0.0123**" in text
-    assert "| Turn | Model | Input | Cached | Output | Cost |" in text
+    assert "| Turn | Model | In | Cached | Out | Cost |" in text
     assert "| 1 | openai · gpt-4o | 1,000 | 0 | 50 | $0.0040 |" in text
     assert "| 2 | anthropic · claude | 2,000 | 500 | 70 | unknown |" in text
     assert "before per-turn" not in text
@@ -117,10 +117,11 @@ async def test_cost_marks_retried_and_running_turns_and_shortens_long_sessions()
     ui = Screen(StubDoor(report(turns=24, per_turn=rows)))
     await run(ui, "/cost")
     text = ui.said[-1]
-    assert "| 25 (running) |" in text and "| 5 | m |" not in text
+    assert "Every turn below: m" in text  # one model: named once, no Model column
+    assert "| 25 (running) |" in text and "| 5 | 10 |" not in text
     assert "5 earlier turns not shown: `/cost all` lists every one." in text
     await run(ui, "/cost all")
-    assert "| 3 (retried) | m |" in ui.said[-1] and "| 1 | m |" in ui.said[-1]
+    assert "| 3 (retried) | 10 |" in ui.said[-1] and "| 1 | 10 |" in ui.said[-1]
     await run(ui, "/cost everything")
     assert ui.toasts[-1] == ("warning", "usage: /cost [all]")
 
@@ -227,4 +228,4 @@ async def test_skill_new_and_cost_through_the_real_door(birdie, isolated_home):
     assert path.read_text() == before
     [_ async for _ in birdie.send("hello")]
     await run(ui, "/cost")
-    assert "| 1 | offline model |" in ui.said[-1]
+    assert "Every turn below: offline model" in ui.said[-1] and "| 1 | " in ui.said[-1]

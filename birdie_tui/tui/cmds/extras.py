@@ -38,9 +38,16 @@ def cost_markdown(report: Any, *, every_turn: bool = False) -> str:
         lines.append("" if report.turns else "\nNo turns yet in this session.")
     else:
         shown = rows if every_turn else rows[-COST_ROWS:]
-        lines += ["", "| Turn | Model | Input | Cached | Output | Cost |",
-                  "|---:|---|---:|---:|---:|---:|"]
-        lines += [_cost_row(row) for row in shown]
+        # One model throughout: said once above the table, so the figures keep their width in
+        # a chat narrowed by the side panels.
+        models = {row.model for row in shown}
+        one = len(models) == 1
+        if one:
+            lines.append(f"\nEvery turn below: {next(iter(models)) or 'model not recorded'}")
+        lines += ["", "| Turn | In | Cached | Out | Cost |" if one else
+                  "| Turn | Model | In | Cached | Out | Cost |",
+                  "|---:|---:|---:|---:|---:|" if one else "|---:|---|---:|---:|---:|---:|"]
+        lines += [_cost_row(row, model=not one) for row in shown]
         if len(shown) < len(rows):
             lines.append(f"\n{len(rows) - len(shown)} earlier turns not shown: "
                          "`/cost all` lists every one.")
@@ -50,9 +57,10 @@ def cost_markdown(report: Any, *, every_turn: bool = False) -> str:
     return "\n".join(lines).rstrip()
 
 
-def _cost_row(row: Any) -> str:
+def _cost_row(row: Any, *, model: bool = True) -> str:
     mark = " (running)" if row.running else " (retried)" if row.retried else ""
-    return (f"| {row.turn}{mark} | {row.model or '—'} | {row.input:,} | {row.cached:,} | "
+    named = f" {row.model or '—'} |" if model else ""
+    return (f"| {row.turn}{mark} |{named} {row.input:,} | {row.cached:,} | "
             f"{row.output:,} | {fmt_cost(row.cost)} |")
 
 
