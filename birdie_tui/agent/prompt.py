@@ -93,7 +93,7 @@ def catalog_for(allowed: Sequence[Skill], mode: str = "both") -> _Catalog:
 
 def load_name(skill: Skill) -> str:
     """The identifier the catalog shows for loading a skill (upstream's `location`)."""
-    return getattr(skill, "location", None) or skill.name
+    return skill.location or skill.name
 
 
 def skill_aliases(allowed: Sequence[Skill]) -> dict[str, str]:

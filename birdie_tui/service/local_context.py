@@ -69,6 +69,23 @@ class LocalContext:
         self._emit(StatusChanged())
         return self.auto_compact_percent()
 
+    def skill_loading(self) -> str:
+        """How knowledge bodies reach the prompt in this session: triggers | model | both."""
+        return str(self.engine.prompt_setting("skill_loading"))
+
+    def set_skill_loading(self, mode: str | None) -> str:
+        """For this session (saved in its file); None: back to the settings.json value."""
+        from birdie_tui.agent.options import EngineError
+
+        if mode is not None and mode not in ("triggers", "model", "both"):
+            raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
+        try:
+            self.engine.set_prompt_setting("skill_loading", mode)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit(StatusChanged())
+        return self.skill_loading()
+
     async def export(self, fmt: str = "markdown") -> str:
         """The open session as Markdown or JSON: per turn, the messages, tool calls and the
         provenance of each model call."""

@@ -106,3 +106,5 @@ class Birdie(Protocol):
     def auto_compact_percent(self) -> int: ...  # 0: never
     def set_auto_compact(self, percent: int | None) -> int: ...  # this session; None: global
     async def export(self, fmt: str = "markdown") -> str: ...  # markdown | json
+    def skill_loading(self) -> str: ...  # triggers | model | both
+    def set_skill_loading(self, mode: str | None) -> str: ...  # this session; None: global

@@ -11,6 +11,7 @@ from langchain_core.messages import HumanMessage
 
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.agent.history import history_problems
+from birdie_tui.agent.prompt import catalog_for
 from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.store.settings import Settings
 
@@ -198,3 +199,26 @@ async def test_session_settings_override_the_global_ones_and_persist(engine, ski
     assert engine.prompt_setting("auto_compact") == 80
     engine.set_prompt_setting("skill_loading", None)
     assert engine.prompt_setting("skill_loading") == "both"
+
+
+async def test_location_is_what_the_catalog_offers_for_loading(tmp_path, isolated_home):
+    """A skill's frontmatter `location` is the identifier the catalog shows in [load: …], and
+    get_skill accepts it (as well as the name)."""
+    folder = tmp_path / "skills" / "tides"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.MD").write_text(
+        "---\nname: tides\ndescription: Tide tables.\nlocation: coast/tides\n---\n"
+        "High water comes twice a day.\n")
+    eng = Engine(EngineOptions(skills_dirs=[tmp_path / "skills"],
+                               provider=ProviderConfig(vendor="offline")))
+    await eng.start()
+    await eng.open_session()
+    try:
+        events = await collect(eng, 'call get_skill {"skill_name": "coast/tides"}')
+        assert not next(e for e in events if e.type == "tool_result").error
+        first = injected(events)[0]
+        assert [s.name for s in segments(first, "loaded")] == []
+        assert [s.name for s in segments(injected(events)[1], "loaded")] == ["tides"]
+        assert "[load: coast/tides]" in catalog_for(eng.toolbox.allowed_skills()).text
+    finally:
+        await eng.aclose()

@@ -52,9 +52,12 @@ COMMANDS: tuple[Command, ...] = (
             palette=tuple((f"Tool output: {m}", f"/tool output {m}")
                           for m in ("full", "short", "off"))),
     Command("/skill", "`/skill list` · `/skill enable <name>` · `/skill disable <name>` · "
-            "`/skill reload` · `/skill new <name>`",
-            "skills for this session · rescan the skill folders · scaffold a new skill",
-            skills.cmd_skill, subcommands=("list", "enable", "disable", "reload", "new"),
+            "`/skill reload` · `/skill new <name>` · `/skill loading [triggers\\|model\\|both]`",
+            "skills for this session · rescan the skill folders · scaffold a new skill · "
+            "how knowledge bodies reach the prompt",
+            skills.cmd_skill, subcommands=("list", "enable", "disable", "reload", "new",
+                                           "loading", "loading triggers", "loading model",
+                                           "loading both", "loading default"),
             palette=(("Reload skills", "/skill reload"),)),
     Command("/mcp", "`/mcp` · `/mcp restart <skill>`",
             "MCP servers: state, tools, errors · start one again", skills.cmd_mcp,

@@ -23,9 +23,30 @@ async def cmd_skill(ctx: CommandContext, args: list[str], rest: str) -> None:
         await ctx.birdie.reload_skills(forced=True)
     elif sub == "new":
         await extras.skill_new(ctx, args[1:])
+    elif sub == "loading" and len(args) <= 2:
+        skill_loading(ctx, args[1].lower() if len(args) == 2 else None)
     else:
         raise UsageError("usage: /skill list | enable <name> | disable <name> | reload | "
-                         "new <name>")
+                         "new <name> | loading [triggers|model|both|default]")
+
+
+LOADING_WORDS = {
+    "triggers": "bodies come only from trigger phrases (Birdie 0.1.5)",
+    "model": "the model loads bodies with get_skill (Birdie 0.15.1)",
+    "both": "trigger phrases inject bodies and the model may load others with get_skill",
+}
+
+
+def skill_loading(ctx: CommandContext, mode: str | None) -> None:
+    """`/skill loading [mode|default]`: show or set how knowledge bodies reach the prompt."""
+    if mode is not None and mode not in (*LOADING_WORDS, "default"):
+        raise UsageError("usage: /skill loading [triggers|model|both|default]")
+    if mode is not None:
+        ctx.birdie.set_skill_loading(None if mode == "default" else mode)
+    now = ctx.birdie.skill_loading()
+    ctx.say(f"Skill loading for this session: **{now}** — {LOADING_WORDS.get(now, '')}."
+            + ("" if mode is not None else " `/skill loading triggers|model|both|default` "
+               "changes it (default: settings.json's `skill_loading`)."))
 
 
 async def cmd_mcp(ctx: CommandContext, args: list[str], rest: str) -> None:
