@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import textwrap
+import uuid
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.providers.config import ProviderConfig
@@ -171,3 +175,26 @@ async def cancel_during_tool(engine, *, settle: float = 0.0) -> None:
         await task
     except asyncio.CancelledError:
         pass
+
+
+class LoopingModel(BaseChatModel):
+    """Calls echo_text whenever tools are bound, until it has made `stop_after` calls."""
+
+    stop_after: int = 1_000
+    made: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "looping"
+
+    def bind_tools(self, tools, **kwargs):
+        return self.bind(tools=[t.name for t in tools], **kwargs)
+
+    def _generate(self, messages, stop=None, run_manager=None, tools=None, **kwargs):
+        if tools and self.made < self.stop_after:
+            self.made += 1
+            msg = AIMessage(content="", tool_calls=[{"name": "echo_text", "id": uuid.uuid4().hex,
+                                                     "args": {"text": f"call {self.made}"}}])
+        else:
+            msg = AIMessage(content=f"answered after {self.made} calls")
+        return ChatResult(generations=[ChatGeneration(message=msg)])

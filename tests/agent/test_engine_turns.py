@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
 
-from .conftest import cancel_during_tool, collect, history_tokens
+from .conftest import LoopingModel, cancel_during_tool, collect, history_tokens
 
 
 def types(events):
@@ -179,26 +177,6 @@ async def test_cancel_mid_stream_keeps_partial_text(engine, monkeypatch):
     assert last.content.endswith("*[interrupted]*")
 
 
-class LoopingModel(BaseChatModel):
-    """A model that calls a tool every time it is allowed to: the loop guard must stop it."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "looping"
-
-    def bind_tools(self, tools, **kwargs):
-        return self.bind(tools=[t.name for t in tools], **kwargs)
-
-    def _generate(self, messages, stop=None, run_manager=None, tools=None, **kwargs):
-        if tools:
-            n = sum(isinstance(m, ToolMessage) for m in messages)
-            msg = AIMessage(content="", tool_calls=[
-                {"name": "echo_text", "args": {"text": f"again {n}"}, "id": f"call{n}"}])
-        else:
-            msg = AIMessage(content="stopped by the guard")
-        return ChatResult(generations=[ChatGeneration(message=msg)])
-
-
 async def test_loop_guard_stops_tool_calls(skills_dir):
     """The loop guard stops a model that keeps calling tools after max_tool_calls."""
     eng = Engine(EngineOptions(skills_dirs=[skills_dir], provider=ProviderConfig(vendor="offline"),
@@ -209,7 +187,7 @@ async def test_loop_guard_stops_tool_calls(skills_dir):
         eng.model = LoopingModel()
         events = await collect(eng, "loop forever")
         assert types(events).count("tool_call") == 3
-        assert events[-1].type == "done" and events[-1].text == "stopped by the guard"
+        assert events[-1].type == "done" and events[-1].text == "answered after 3 calls"
         assert history_problems(await eng.messages()) == []
     finally:
         await eng.aclose()

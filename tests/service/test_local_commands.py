@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 
 import pytest
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 
 from birdie_tui.agent.events import SkillsReloaded
 from birdie_tui.service import BirdieError
 from birdie_tui.skills.parser import parse_skill_file
 from birdie_tui.skills.scaffold import skill_template
-from tests.agent.conftest import write_skills
+from tests.agent.conftest import LoopingModel, write_skills
 
 WHERE = """\
 ---
@@ -179,27 +175,7 @@ def test_the_templates_tools_example_parses_once_uncommented(tmp_path):
 
 
 # ---------------------------------------------------------------------- /tool cap
-class LoopingModel(BaseChatModel):
-    """Calls echo_text whenever tools are bound, until it has made `stop_after` calls."""
-
-    stop_after: int = 1_000
-    made: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "looping"
-
-    def bind_tools(self, tools, **kwargs):
-        return self.bind(tools=[t.name for t in tools], **kwargs)
-
-    def _generate(self, messages, stop=None, run_manager=None, tools=None, **kwargs):
-        if tools and self.made < self.stop_after:
-            self.made += 1
-            msg = AIMessage(content="", tool_calls=[{"name": "echo_text", "id": uuid.uuid4().hex,
-                                                     "args": {"text": f"call {self.made}"}}])
-        else:
-            msg = AIMessage(content=f"answered after {self.made} calls")
-        return ChatResult(generations=[ChatGeneration(message=msg)])
+# LoopingModel (tests/agent/conftest.py) calls echo_text whenever tools are bound.
 
 
 async def test_tool_cap_stops_a_turn_at_the_limit(birdie):
