@@ -24,18 +24,45 @@ not, so it is the steadier figure on a busy disk).
 `--profile N` also profiles the engine's late turns at N skills with pyinstrument (or cProfile
 when pyinstrument is missing) and prints where the time goes; the late engine figures of that
 run include the profiler's own cost.
+
+`--lease`: what the model sees with a full lease (issue 13). Birdie's format gives a skill with
+`## Tools` no body, so each of the N items is a *pair*: the tool skill above (tag `item<i>`)
+and a knowledge skill `bench_know_<i>` (a ~300-word body, a trigger, `tool_tags: [item<i>]`):
+2N skills in the catalog, N tools plus `get_skill` bound. Every 4th turn (turns 1, 5, 9 ...)
+the user text carries `[load a b c]` and the model answers with three `get_skill` calls for
+three other knowledge skills (rotating), then with its text after the tool round; with the
+default lease (5 turns, at most 3 loaded) three bodies are in the prompt on every later call
+(checked on the `injected` event of each turn). The figures are over the plain-answer turns
+only; the tool-round turns are reported apart (engine only). The bare graph runs a plain turn
+each time, with the same three bodies pasted into its system message (as the engine shows them,
+with their header). At turns 10, 100, 250, 500 (outside the timed part) it also records the
+latest checkpoint row's `length(checkpoint)` of both graphs, the state's `messages` channel
+serialised with the saver's serde (its size and `dumps_typed` / `loads_typed` times, with the
+provenance records each AI message carries in `response_metadata["birdie_context"]` and with
+those records stripped: the difference is the records' share), the largest stored record (JSON
+bytes), and one `lease_state` and `budget_window` call on the history. With `--profile N` it
+profiles the plain turns among the last `--profile-turns` (default 20) turns and prints the
+share of their time spent in `lease_state`, `budget_window`, provenance building, checkpoint
+(de)serialisation, the session JSON and the event loop's wait (pyinstrument: from its frame
+tree, each label counted once per stack).
+
+    python bench/engine_overhead.py --lease --skills 100 500 --turns 500 [--profile 500]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import re
+import sqlite3
 import statistics
 import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -61,7 +88,7 @@ SKILL = """\
 ---
 name: bench_{i:04d}
 description: Bench skill number {i}, which wraps one shell command.
-tags: [bench, group{g}]
+tags: [bench, group{g}{extra}]
 triggers: [frobnicate {i}]
 ---
 Bench skill {i}: use its tool when asked to frobnicate item {i}.
@@ -95,15 +122,84 @@ class ZeroLatencyModel(SDKChatModel):
                              ) -> AsyncIterator[AIMessageChunk]:
         state.started = True
         state.usage = dict(usage_metadata(120, 4))
+        names = requested_loads(messages)
+        if names:  # --lease: the user asked for these bodies; one get_skill call each
+            state.finish_reason = "tool_calls"
+            for n, name in enumerate(names):
+                yield AIMessageChunk(content="", tool_call_chunks=[{  # type: ignore[list-item]
+                    "name": "get_skill", "args": json.dumps({"skill_name": name}),
+                    "id": f"call_{uuid.uuid4().hex[:16]}", "index": n}])
+            return
         state.finish_reason = "stop"
         yield AIMessageChunk(content="Fine, noted.")
 
 
-def write_skills(root: Path, n: int) -> Path:
+LOAD_MARK = re.compile(r"\[load ([^\]]+)\]")
+
+
+def requested_loads(messages: list[BaseMessage]) -> list[str]:
+    """The skills a `[load a b c]` in the last message asks for (only when it is the user's:
+    after the tool round the model answers with text)."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, HumanMessage) or not isinstance(last.content, str):
+        return []
+    found = LOAD_MARK.search(last.content)
+    return found.group(1).split() if found else []
+
+
+KNOWLEDGE = """\
+---
+name: bench_know_{i:04d}
+description: How to look after item {i} (bench knowledge skill).
+tags: [bench, group{g}]
+triggers: [look after item {i}]
+tool_tags: [item{i}]
+---
+{body}
+"""
+
+_BODY_LINES = (
+    "Item {i} is one of the bench items kept in group {g}; treat it like its neighbours unless "
+    "a rule below says otherwise.",
+    "Before frobnicating item {i}, read its current state and say what you are about to change "
+    "in one short sentence, so the user can stop you.",
+    "- Check that item {i} is not locked by another run; a lock older than {m} minutes is "
+    "stale and may be cleared.",
+    "- Keep a copy of the previous state of item {i} in the notes folder, named after the date "
+    "and the run.",
+    "- Never frobnicate more than {m} items of group {g} in one turn: larger batches go through "
+    "the nightly job instead.",
+    "When the tool fails for item {i}, report its error as it is, do not retry more than once, "
+    "and suggest the manual steps from the runbook.",
+    "Answers about item {i} quote the count and the name used, and end with what was left "
+    "undone, if anything, and why.",
+    "Item {i} was migrated from the old store in batch {m}; its history before that lives in "
+    "the archive and is read only on request.",
+)
+
+
+def knowledge_body(i: int, words: int = 300) -> str:
+    """A deterministic body of about `words` words, different for every item."""
+    out: list[str] = [f"Bench knowledge skill {i}: the rules for looking after item {i}."]
+    n = 0
+    while sum(len(part.split()) for part in out) < words:
+        out.append(_BODY_LINES[(i + n) % len(_BODY_LINES)].format(i=i, g=i % 10,
+                                                                   m=(i * 7 + n) % 13 + 2))
+        n += 1
+    return "\n\n".join(out)
+
+
+def write_skills(root: Path, n: int, lease: bool = False) -> Path:
     for i in range(n):
         folder = root / f"bench_{i:04d}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "SKILL.MD").write_text(SKILL.format(i=i, g=i % 10))
+        extra = f", item{i}" if lease else ""
+        (folder / "SKILL.MD").write_text(SKILL.format(i=i, g=i % 10, extra=extra))
+        if lease:
+            know = root / f"bench_know_{i:04d}"
+            know.mkdir(parents=True, exist_ok=True)
+            (know / "SKILL.MD").write_text(KNOWLEDGE.format(i=i, g=i % 10,
+                                                            body=knowledge_body(i)))
     return root
 
 
@@ -120,17 +216,23 @@ async def start_engine(skills: Path, home: Path, model: Any) -> Any:
     return engine
 
 
-async def engine_turn(engine: Any, text: str) -> None:
+async def engine_turn(engine: Any, text: str) -> int:
+    """One turn to the end; returns how many loaded bodies its last model call carried."""
+    loaded = 0
     async for event in engine.run_turn(text):
         if event.type == "error":
             raise RuntimeError(event.message)
+        if event.type == "injected":
+            loaded = sum(1 for s in event.skills if s.reason == "loaded")
+    return loaded
 
 
 class BareState(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
 
 
-async def start_bare(db: Path, model: Any, tools: list[Any]) -> tuple[Any, Any]:
+async def start_bare(db: Path, model: Any, tools: list[Any],
+                     system: Callable[[], str] = lambda: "You are a bench.") -> tuple[Any, Any]:
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.graph import START, StateGraph
@@ -138,7 +240,7 @@ async def start_bare(db: Path, model: Any, tools: list[Any]) -> tuple[Any, Any]:
     bound = model.bind_tools(tools)  # once, as a bare LangGraph app does
 
     async def agent(state: BareState) -> dict[str, Any]:
-        window = [SystemMessage("You are a bench."), *state["messages"][-WINDOW:]]
+        window = [SystemMessage(system()), *state["messages"][-WINDOW:]]
         return {"messages": [await bound.ainvoke(window)]}
 
     conn = await aiosqlite.connect(str(db))
@@ -158,42 +260,166 @@ async def bare_turn(graph: Any, text: str) -> None:
         pass
 
 
+# ------------------------------------------------------------------ --lease
+LOAD_EVERY = 4  # a turn with three get_skill calls every 4th turn
+SAMPLE_AT = (10, 100, 250, 500)  # 1-based turns after which the state is measured
+
+
+class LeasePlan:
+    """Which turns load which bodies, and the bare graph's system message (the same three
+    bodies the engine's prompt carries, with the engine's header)."""
+
+    def __init__(self, engine: Any, n_skills: int):
+        self.engine, self.n = engine, n_skills
+        self.current: list[str] = []
+
+    def loads(self, k: int) -> list[str]:
+        if k % LOAD_EVERY:
+            return []
+        group = k // LOAD_EVERY
+        return [f"bench_know_{(3 * group + j) % self.n:04d}" for j in range(3)]
+
+    def engine_text(self, k: int, text: str) -> str:
+        names = self.loads(k)
+        if names:
+            self.current = names
+            return f"{text} [load {' '.join(names)}]"
+        return text
+
+    def system(self) -> str:
+        parts = ["You are a bench."]
+        for name in self.current:
+            skill = self.engine.registry.get(name)
+            parts.append(f"--- {name} skill context ---\n{skill.body}\n\n"
+                         f"(Tools for this: bench_tool_{name[-4:]})")
+        return "\n\n".join(parts)
+
+
+def latest_blob(db: Path, thread: str) -> tuple[int, int]:
+    """length(checkpoint) of the thread's latest checkpoint row, and how many rows it has."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        row = conn.execute("SELECT length(checkpoint) FROM checkpoints WHERE thread_id = ? "
+                           "ORDER BY checkpoint_id DESC LIMIT 1", (thread,)).fetchone()
+        rows = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?",
+                            (thread,)).fetchone()[0]
+    return (row[0] if row else 0), rows
+
+
+def best_of(fn: Callable[[], Any], repeat: int = 7) -> float:
+    """The fastest of `repeat` calls, in ms."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times) * 1000
+
+
+def without_records(messages: list[Any]) -> list[Any]:
+    """The history with the provenance records taken off its AI messages."""
+    from birdie_tui.agent.provenance import RECORD_KEY
+
+    out = []
+    for msg in messages:
+        meta = getattr(msg, "response_metadata", None) or {}
+        if RECORD_KEY in meta:
+            msg = msg.model_copy(update={"response_metadata": {
+                k: v for k, v in meta.items() if k != RECORD_KEY}})
+        out.append(msg)
+    return out
+
+
+async def sample_state(engine: Any, bare_db: Path, turn: int) -> dict[str, Any]:
+    """What grows with the session, measured between turns (outside the timed part)."""
+    from birdie_tui.agent.lease import lease_state
+    from birdie_tui.agent.prompt import skill_aliases
+    from birdie_tui.agent.provenance import RECORD_KEY
+    from birdie_tui.agent.window import budget_window
+
+    values = (await engine._graph.aget_state(engine._config())).values
+    assert "context_log" not in values, "the state still has a context_log channel"
+    messages = list(values["messages"])
+    records = [m.response_metadata[RECORD_KEY] for m in messages
+               if m.type == "ai" and RECORD_KEY in (m.response_metadata or {})]
+    bare_msgs = without_records(messages)
+    serde = engine._saver.serde
+    aliases = skill_aliases(engine.toolbox.allowed_skills())
+    blob, rows = latest_blob(engine.paths.checkpoints_db(engine.user), engine.session.id)
+    bare_blob, _ = latest_blob(bare_db, "bench")
+    dumped = {"messages": serde.dumps_typed(messages), "stripped": serde.dumps_typed(bare_msgs)}
+    return {
+        "turn": turn, "messages": len(messages), "records": len(records), "blob": blob,
+        "rows": rows, "bare blob": bare_blob,
+        "messages bytes": len(dumped["messages"][1]),
+        "without records bytes": len(dumped["stripped"][1]),
+        "largest record (json bytes)": max((len(json.dumps(r)) for r in records), default=0),
+        "messages dump ms": best_of(lambda: serde.dumps_typed(messages)),
+        "messages load ms": best_of(lambda: serde.loads_typed(dumped["messages"])),
+        "without records dump ms": best_of(lambda: serde.dumps_typed(bare_msgs)),
+        "without records load ms": best_of(lambda: serde.loads_typed(dumped["stripped"])),
+        "lease_state ms": best_of(lambda: lease_state(messages, aliases)),
+        "budget_window ms": best_of(lambda: budget_window(messages, 1_000)),
+    }
+
+
 # ------------------------------------------------------------------ running
-async def run(n_skills: int, turns: int, profile: bool) -> dict[str, list[float]]:
+class Profiled:
+    """Profiles only the chosen engine turns (one profiler, paused between them)."""
+
+    def __init__(self) -> None:
+        self.prof: Any = None
+
+    def begin(self) -> None:
+        if self.prof is None:
+            self.prof = start_profiler()
+        else:
+            resume_profiler(self.prof)
+
+    def end(self) -> None:
+        pause_profiler(self.prof)
+
+
+async def run(n_skills: int, turns: int, profile: bool, lease: bool = False,
+              profile_turns: int = EDGE) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="birdie-bench-") as tmp:
         root = Path(tmp)
-        skills = write_skills(root / "skills", n_skills)
+        skills = write_skills(root / "skills", n_skills, lease)
         model = ZeroLatencyModel()
         engine = await start_engine(skills, root / "home", model)
         tools = await engine.toolbox.tools()
-        conn, bare = await start_bare(root / "bare.db", model, tools)
-        times: dict[str, list[float]] = {"engine": [], "bare": [], "engine cpu": [],
-                                         "bare cpu": []}
-        profiler = None
+        plan = LeasePlan(engine, n_skills) if lease else None
+        conn, bare = await start_bare(root / "bare.db", model, tools,
+                                      plan.system if plan else (lambda: "You are a bench."))
+        times: dict[str, Any] = {"engine": [], "bare": [], "engine cpu": [], "bare cpu": [],
+                                 "loads": [], "loaded": [], "samples": []}
+        prof = Profiled() if profile else None
         try:
             for k in range(turns):
                 text = f"turn {k}: please note this down."
-                if profile and k == turns - EDGE:
-                    profiler = start_profiler()
+                etext = plan.engine_text(k, text) if plan else text
+                load_turn = etext != text
+                watched = prof is not None and k >= turns - profile_turns and not load_turn
+                if watched:
+                    prof.begin()
                 t0, c0 = time.perf_counter(), time.process_time()
-                await engine_turn(engine, text)
+                loaded = await engine_turn(engine, etext)
                 t1, c1 = time.perf_counter(), time.process_time()
-                if profiler is not None:
-                    pause_profiler(profiler)
+                if watched:
+                    prof.end()
                 await bare_turn(bare, text)
                 t2, c2 = time.perf_counter(), time.process_time()
-                if profiler is not None:
-                    resume_profiler(profiler)
-                times["engine"].append(t1 - t0)
-                times["bare"].append(t2 - t1)
-                times["engine cpu"].append(c1 - c0)
-                times["bare cpu"].append(c2 - c1)
-            if profiler is not None:
-                stop_profiler(profiler)
+                for key, value in (("engine", t1 - t0), ("bare", t2 - t1), ("engine cpu", c1 - c0),
+                                   ("bare cpu", c2 - c1), ("loads", load_turn),
+                                   ("loaded", loaded)):
+                    times[key].append(value)
+                if plan is not None and k + 1 in SAMPLE_AT:
+                    times["samples"].append(await sample_state(engine, root / "bare.db", k + 1))
+            if prof is not None and prof.prof is not None:
+                show_profile(prof.prof, lease)
         finally:
             await engine.aclose()
             await conn.close()
-        print(f"  ({len(tools)} tools bound)")
+        print(f"  ({len(tools)} tools bound, {len(engine.skills())} skills)")
         return times
 
 
@@ -226,33 +452,122 @@ def resume_profiler(prof: Any) -> None:
         prof.start()
 
 
-def stop_profiler(prof: Any) -> None:
-    pause_profiler(prof)
+def show_profile(prof: Any, lease: bool = False) -> None:
+    """Print the (paused) profile; in --lease mode, the shares of the issue-13 parts."""
     if hasattr(prof, "print_stats"):
         import pstats
 
-        pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
-    else:
-        print(prof.output_text(unicode=True, color=False, show_all=False))
+        stats = pstats.Stats(prof)
+        stats.sort_stats("cumulative").print_stats(40)
+        if lease:
+            table = stats.stats  # type: ignore[attr-defined]
+            total = max(v[3] for v in table.values())
+            shares = {label: sum(v[3] for (path, _, fn), v in table.items()
+                                 if (fn, Path(path).name) in keys or (fn, "") in keys)
+                      for label, keys in SHARE_TARGETS.items()}
+            print_shares(shares, total, "cProfile, cumulative (nested calls may double count)")
+        return
+    print(prof.output_text(unicode=True, color=False, show_all=False))
+    if lease:
+        root = prof.last_session.root_frame()
+        print_shares(frame_shares(root), root.time, "pyinstrument samples")
+
+
+# label -> (function, file name) pairs; "" matches any file. A match's nested matches of the
+# same label are not counted again.
+SHARE_TARGETS: dict[str, set[tuple[str, str]]] = {
+    "lease_state": {("lease_state", "lease.py")},
+    "budget_window": {("budget_window", "window.py")},
+    "provenance records (call_record, with_record, to_dict, segments)": {
+        ("call_record", "graph.py"), ("with_record", "graph.py"), ("to_dict", "provenance.py"),
+        ("add", "provenance.py")},
+    "system prompt (build_system_prompt)": {("build_system_prompt", "prompt.py")},
+    "agent_node (all of it, model call included)": {("agent_node", "graph.py")},
+    "checkpoint serialisation (dumps_typed)": {("dumps_typed", "")},
+    "checkpoint deserialisation (loads_typed)": {("loads_typed", "")},
+    "session JSON (Engine._record)": {("_record", "engine.py")},
+    "event loop waiting (selector select: the aiosqlite thread, fsync)": {
+        ("select", "selectors.py")},
+}
+
+
+def frame_shares(root: Any) -> dict[str, float]:
+    out = dict.fromkeys(SHARE_TARGETS, 0.0)
+
+    def label_of(frame: Any) -> list[str]:
+        fn = (frame.function or "").rsplit(".", 1)[-1]
+        name = Path(frame.file_path or "").name
+        return [label for label, keys in SHARE_TARGETS.items()
+                if (fn, name) in keys or (fn, "") in keys]
+
+    stack: list[tuple[Any, frozenset[str]]] = [(root, frozenset())]
+    while stack:
+        frame, inside = stack.pop()
+        labels = [label for label in label_of(frame) if label not in inside]
+        for label in labels:
+            out[label] += frame.time
+        inside = inside | frozenset(labels)
+        stack.extend((child, inside) for child in frame.children)
+    return out
+
+
+def print_shares(shares: dict[str, float], total: float, how: str) -> None:
+    print(f"\n  share of the profiled plain turns ({how}; {total * 1000:.0f} ms in all)")
+    for label, spent in shares.items():
+        print(f"    {label:<55} {spent * 1000:8.1f} ms {100 * spent / total:6.1f} %")
 
 
 def ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def report(n_skills: int, times: dict[str, list[float]]) -> None:
-    turns = len(times["engine"])
+def report(n_skills: int, times: dict[str, Any], lease: bool = False) -> None:
+    """Medians of the early, late and all (plain) turns; in --lease mode the tool-round turns
+    and the state samples follow."""
+    loads = times["loads"]
+    keep = [k for k, load in enumerate(loads) if not load]  # turn indices measured
+    turns = len(keep)
     edge = min(EDGE, turns)
-    parts = ((f"1-{edge}", slice(0, edge)), (f"{turns - edge + 1}-{turns}",
-                                            slice(turns - edge, turns)), ("all", slice(0, turns)))
-    print(f"\n{n_skills} skills, {turns} turns (medians per turn)")
+    first, last = keep[:edge], keep[turns - edge:]
+    parts = ((f"{first[0] + 1}-{first[-1] + 1}", first), (f"{last[0] + 1}-{last[-1] + 1}", last),
+             ("all", keep))
+    what = f"{n_skills} skills, {len(loads)} turns" if not lease else (
+        f"--lease, {n_skills} tool + {n_skills} knowledge skills, {len(loads)} turns: "
+        f"{turns} plain (these figures), {len(loads) - turns} with the get_skill round")
+    print(f"\n{what} (medians per turn)")
+    if lease:
+        carried = [times["loaded"][k] for k in keep]
+        print(f"  loaded bodies in the prompt on the plain turns: min {min(carried)}, "
+              f"max {max(carried)}")
     print(f"  {'':<5}{'turns':<9} {'engine':>10} {'bare':>10} {'ratio':>7} {'extra':>10}")
     for clock, suffix in (("wall", ""), ("cpu", " cpu")):
         for label, part in parts:
-            eng = ms(times["engine" + suffix][part])
-            bare = ms(times["bare" + suffix][part])
+            eng = ms([times["engine" + suffix][k] for k in part])
+            bare = ms([times["bare" + suffix][k] for k in part])
             print(f"  {clock:<5}{label:<9} {eng:7.2f} ms {bare:7.2f} ms {eng / bare:6.2f}x "
                   f"{eng - bare:7.2f} ms")
+    if lease:
+        report_lease(times)
+
+
+def report_lease(times: dict[str, Any]) -> None:
+    rounds = [k for k, load in enumerate(times["loads"]) if load]
+    if rounds:
+        edge = min(EDGE // 4 or 1, len(rounds))
+        for clock, key in (("wall", "engine"), ("cpu", "engine cpu")):
+            early = ms([times[key][k] for k in rounds[:edge]])
+            late = ms([times[key][k] for k in rounds[-edge:]])
+            print(f"  get_skill turns (2 model calls + tool round), engine {clock}: first {edge} "
+                  f"{early:.2f} ms, last {edge} {late:.2f} ms")
+    if not times["samples"]:
+        return
+    keys = list(times["samples"][0])
+    print("\n  state after turn (checkpoint row of the engine / bare; the messages channel "
+          "serialised with the saver's serde, with and without its records; best of 7)")
+    print("  " + " | ".join(keys))
+    for sample in times["samples"]:
+        print("  " + " | ".join(f"{v:.3f}" if isinstance(v, float) else str(v)
+                                for v in sample.values()))
 
 
 def main() -> None:
@@ -261,10 +576,15 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--profile", type=int, default=None, metavar="N",
                         help="profile the engine's late turns at N skills")
+    parser.add_argument("--lease", action="store_true",
+                        help="knowledge skills and a full lease of 3 loaded bodies")
+    parser.add_argument("--profile-turns", type=int, default=EDGE, metavar="T",
+                        help="profile the (plain) engine turns among the last T")
     args = parser.parse_args()
     for n in args.skills:
-        times = asyncio.run(run(n, args.turns, profile=args.profile == n))
-        report(n, times)
+        times = asyncio.run(run(n, args.turns, profile=args.profile == n, lease=args.lease,
+                                profile_turns=args.profile_turns))
+        report(n, times, args.lease)
 
 
 if __name__ == "__main__":

@@ -214,8 +214,11 @@ class SessionOps:
         if not self.session_saved:
             return [], False  # no history yet
         config = self._config()
+        head = await self._head_checkpoint(config["configurable"]["thread_id"])
         state = await self._graph.aget_state(config)
         history = list(state.values.get("messages", [])) if state and state.values else []
+        # The read serves the transcript and context panel that follow an open, too.
+        self._history_cache = (config["configurable"]["thread_id"], head, history)
         fixed, changed = repair_history(history)
         ends_open = bool(fixed) and not isinstance(fixed[-1], AIMessage)
         if partial_reply is not None and ends_open:
