@@ -352,7 +352,8 @@ async def sample_state(engine: Any, bare_db: Path, turn: int) -> dict[str, Any]:
         "rows": rows, "bare blob": bare_blob,
         "messages bytes": len(dumped["messages"][1]),
         "without records bytes": len(dumped["stripped"][1]),
-        "largest record (json bytes)": max((len(json.dumps(r)) for r in records), default=0),
+        "largest record (json bytes)": max((len(r if isinstance(r, str) else json.dumps(r))
+                                            for r in records), default=0),
         "messages dump ms": best_of(lambda: serde.dumps_typed(messages)),
         "messages load ms": best_of(lambda: serde.loads_typed(dumped["messages"])),
         "without records dump ms": best_of(lambda: serde.dumps_typed(bare_msgs)),

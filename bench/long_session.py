@@ -130,7 +130,7 @@ def attach_records(history: list[Any], template: Any, every: bool) -> int:
     for msg, turn, call in placed if every else placed[-1:]:
         record = replace(template, turn=turn, call=call, message_id="")
         msg.response_metadata = {**msg.response_metadata,
-                                 RECORD_KEY: record.to_dict(stored=True)}
+                                 RECORD_KEY: record.stored()}
     return len(placed) if every else min(1, len(placed))
 
 
@@ -194,7 +194,8 @@ def build(template: Path, opts: argparse.Namespace) -> dict[str, Any]:
     ai = sum(1 for m in history if m.type == "ai")
     record = history[-1].response_metadata.get(RECORD_KEY)
     facts = {"messages": len(history), "records on AI messages": ai if opts.records else 1,
-             "one record (json bytes)": len(json.dumps(record)) if record else 0,
+             "one record (json bytes)": len(record if isinstance(record, str) else json.dumps(record))
+             if record else 0,
              **session_facts(template, sid), "built in (s)": round(built, 1)}
     print(f"long session {sid}: {facts}; small {small}\n`sessions list`:\n{listed}", flush=True)
     return {"sid": sid, "small": small, "facts": facts}

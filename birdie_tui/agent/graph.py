@@ -110,11 +110,13 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
 def with_record(response: Any, record: CallContext) -> Any:
     """The call's provenance travels on the message it produced (`response_metadata`, which no
     vendor is sent back): stored with the turn, gone with it when /retry takes it back, and a
-    checkpoint holds no second list that grows with the session."""
+    checkpoint holds no second list that grows with the session. It is kept as one compact
+    JSON string: every checkpoint write serialises the whole history, and one string costs
+    far less there than a tree of small dicts."""
     if not isinstance(response, AIMessage):
         return response
     return response.model_copy(update={"response_metadata": {
-        **response.response_metadata, RECORD_KEY: record.to_dict(stored=True)}})
+        **response.response_metadata, RECORD_KEY: record.stored()}})
 
 
 def after_summary(messages: list[AnyMessage], through: str | None) -> list[AnyMessage]:

@@ -16,6 +16,7 @@ whether that prefix changed between two calls.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,6 +110,10 @@ class CallContext:
             out["history_dropped"] = self.history_dropped
         return out
 
+    def stored(self) -> str:
+        """The record as kept on its message: compact JSON (see `history_records`)."""
+        return json.dumps(self.to_dict(stored=True), ensure_ascii=False, separators=(",", ":"))
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CallContext:
         return cls(
@@ -160,6 +165,11 @@ def history_records(messages: Iterable[Any]) -> list[CallContext]:
     for msg in messages:
         data = (getattr(msg, "response_metadata", None) or {}).get(RECORD_KEY) \
             if getattr(msg, "type", "") == "ai" else None
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except ValueError:
+                continue
         if isinstance(data, dict):
             try:
                 out.append(CallContext.from_dict({**data, "message_id": msg.id or ""}))

@@ -12,7 +12,7 @@ from typing import Any
 
 from .recovery import announce
 
-__all__ = ["FILE_MODE", "move_aside", "read_json", "write_json_atomic"]
+__all__ = ["FILE_MODE", "dumps_readable", "move_aside", "read_json", "write_json_atomic"]
 
 FILE_MODE = 0o600
 
@@ -24,8 +24,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
+            fh.write(dumps_readable(data))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -36,6 +35,23 @@ def write_json_atomic(path: Path, data: Any) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+
+
+def dumps_readable(data: Any) -> str:
+    """JSON a person can read — one top-level key per line, one list entry per line — made by
+    the C encoder: `indent=2` falls back to the pure-Python one, which made saving a session
+    with its 200-entry token logs cost ~3.5 ms a turn."""
+    if not isinstance(data, dict) or not data:
+        return json.dumps(data, ensure_ascii=False) + "\n"
+    lines = []
+    for key, value in data.items():
+        head = f"  {json.dumps(str(key), ensure_ascii=False)}: "
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {json.dumps(v, ensure_ascii=False)}" for v in value)
+            lines.append(f"{head}[\n{items}\n  ]")
+        else:
+            lines.append(head + json.dumps(value, ensure_ascii=False))
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -12,7 +12,6 @@ a rebuildable cache, ``.session-index`` (see `session_index`); `list` reads ever
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sqlite3
@@ -20,7 +19,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from .jsonio import FILE_MODE, read_json, write_json_atomic
+from .jsonio import FILE_MODE, dumps_readable, read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
 from .session_index import SESSION_FILE_RE as _SESSION_FILE_RE
 from .session_index import SessionIndex
@@ -134,7 +133,7 @@ class SessionStore:
                 meta = SessionMeta(id=sid, user_id=self.user)
             meta.id, meta.user_id = sid, self.user
             meta.created_at = meta.updated_at = now
-            payload = (json.dumps(meta.to_dict(), indent=2, ensure_ascii=False) + "\n").encode()
+            payload = dumps_readable(meta.to_dict()).encode()
             try:
                 os.write(fd, payload)
                 os.fsync(fd)
