@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from . import safe_yaml
 from .models import SkillError
 
 H2 = re.compile(r"^##\s+(?!#)(.*?)\s*#*\s*$")
@@ -25,16 +26,19 @@ class Errors:
     def __init__(self, path: Path | str):
         self.path = str(path)
         self.items: list[SkillError] = []
+        self.refused = False  # a YAML block broke a `safe_yaml` limit (never read leniently)
 
     def add(self, line: int | None, message: str) -> None:
         self.items.append(SkillError(self.path, line, message))
 
 
 def load_yaml(lines: list[str], first_line: int, errs: Errors, what: str) -> Any:
-    """YAML-load `lines` (which start at 1-based `first_line`); errors mapped to file lines."""
+    """YAML-load `lines` (which start at 1-based `first_line`) within the `safe_yaml` limits;
+    errors mapped to file lines."""
     try:
-        return jsonable(yaml.safe_load("\n".join(lines)))
+        return jsonable(safe_yaml.load("\n".join(lines)))
     except yaml.YAMLError as exc:
+        errs.refused = errs.refused or isinstance(exc, safe_yaml.YAMLLimitError)
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + mark.line if mark is not None else first_line
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -7,6 +7,7 @@ file; all of them are raised together as one `SkillParseError` (and nothing else
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from .parse_util import Errors as _Errors
 from .parse_util import load_yaml as _yaml
 from .parse_util import scalar_str as _scalar_str
 from .parse_util import typename as _typename
+from .safe_yaml import MAX_FILE_BYTES
 
 BIRDIE_FILE = "SKILL.MD"
 AGENT_SKILLS_FILE = "SKILL.md"
@@ -31,9 +33,13 @@ def parse_skill_file(path: Path) -> Skill:
     """Read and parse one skill file. Raises only `SkillParseError`."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:  # never more than the limit (+1 to know it was crossed)
+            data = fh.read(MAX_FILE_BYTES + 1)
+            size = os.fstat(fh.fileno()).st_size if len(data) > MAX_FILE_BYTES else len(data)
     except OSError as exc:
         raise SkillParseError([SkillError(str(path), None, f"cannot read file: {exc.strerror or exc}")]) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise SkillParseError([_too_big(path, size)])
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -45,12 +51,20 @@ def parse_skill_file(path: Path) -> Skill:
 def parse_skill_text(text: str, path: Path) -> Skill:
     """Parse skill text; the format follows the file name (`SKILL.md` = Agent Skills)."""
     path = Path(path)
+    size = len(text) if len(text) > MAX_FILE_BYTES else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:  # (more characters than the limit: more bytes too)
+        raise SkillParseError([_too_big(path, size)])
     try:
         return _parse(text, path)
     except SkillParseError:
         raise
     except Exception as exc:  # defensive: the contract is "only SkillParseError"
         raise SkillParseError([SkillError(str(path), None, f"cannot parse skill: {type(exc).__name__}: {exc}")]) from None
+
+
+def _too_big(path: Path, size: int) -> SkillError:
+    return SkillError(str(path), None, f"file is too large ({size:,} bytes); skill files are limited to "
+                                       f"{MAX_FILE_BYTES // 1024 // 1024} MB ({MAX_FILE_BYTES:,} bytes)")
 
 
 # --------------------------------------------------------------------------- frontmatter
@@ -193,24 +207,24 @@ def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, 
 
     sections = _sec.sections(lines, body_start)
     tools: list[SkillTool] = []
-    capabilities: list[str] = []
+    seen: dict[str, int] = {}  # tool name -> line, across `## Tools` sections
+    capabilities: dict[str, None] = {}  # ordered set
     rules: dict[str, Any] = {}
     for title, head, start, end in sections:
         if title.lower() == "tools":
-            tools.extend(_sec.tools(lines, start, end, name or "", tags, errs, already=tools))
+            tools.extend(_sec.tools(lines, start, end, name or "", tags, errs, seen))
         elif title.lower() == "permissions":
             names, more = _sec.permissions(lines, start, end, head, errs)
-            capabilities += [n for n in names if n not in capabilities]
+            capabilities.update(dict.fromkeys(names))
             rules.update(more)
 
-    special = [(h, e) for t, h, _s, e in sections if t.lower() in ("tools", "permissions")]
+    special = {i for t, h, _s, e in sections if t.lower() in ("tools", "permissions") for i in range(h, e)}
     if not tools:
-        kept = [ln for i, ln in enumerate(lines[body_start:], body_start) if not any(h <= i < e for h, e in special)]
+        kept = [ln for i, ln in enumerate(lines[body_start:], body_start) if i not in special]
         body = "\n".join(kept).strip() or None
     elif always:
         first_tools = min(h for t, h, _s, _e in sections if t.lower() == "tools")
-        kept = [ln for i, ln in enumerate(lines[body_start:first_tools], body_start)
-                if not any(h <= i < e for h, e in special)]
+        kept = [ln for i, ln in enumerate(lines[body_start:first_tools], body_start) if i not in special]
         body = "\n".join(kept).strip() or None
     else:
         body = None

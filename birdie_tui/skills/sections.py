@@ -43,7 +43,8 @@ def sections(lines: list[str], body_start: int) -> list[tuple[str, int, int, int
 # --------------------------------------------------------------------------- ## Tools
 
 
-def tools(lines, start, end, skill_name, tags, errs: Errors, already) -> list[SkillTool]:
+def tools(lines, start, end, skill_name, tags, errs: Errors, seen: dict[str, int]) -> list[SkillTool]:
+    """The tool blocks of one `## Tools` section; `seen` (tool name -> line, across sections) grows."""
     blocks: list[tuple[str, int, int]] = []  # (name, heading index, end index)
     for i in range(start, end):
         m = H3.match(lines[i])
@@ -51,7 +52,6 @@ def tools(lines, start, end, skill_name, tags, errs: Errors, already) -> list[Sk
             if blocks:
                 blocks[-1] = (blocks[-1][0], blocks[-1][1], i)
             blocks.append((m.group(1).strip().strip("`").strip(), i, end))
-    seen = {t.name: t.line for t in already}
     out = []
     for name, head, stop in blocks:
         line = head + 1
@@ -140,7 +140,8 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
 
     description = values.get("description")
     entrypoint = values.get("entrypoint")
-    if "description" not in segments or description in (None, ""):
+    # (a description refused by a YAML limit was reported already: not "missing" too)
+    if "description" not in segments or ("description" in values and description in (None, "")):
         errs.add(head_line, f"tool '{name}': missing 'description'")
         ok = False
     elif isinstance(description, (dict, list)):
@@ -194,7 +195,7 @@ def _segment_value(key: str, idx: int, seg: list[str], tool: str, errs: Errors) 
     value = load_yaml(seg, idx + 1, holder, f"tool '{tool}'")
     if value is not FAIL and isinstance(value, dict) and key in value:
         return value[key]
-    if key == "description":  # lenient: plain text, e.g. "Note: this has a colon"
+    if key == "description" and not holder.refused:  # lenient: plain text, e.g. "Note: a colon"
         if raw in ("|", ">", "|-", ">-", "|+", ">+"):
             return "\n".join(s.strip() for s in seg[1:]).strip()
         return " ".join([raw] + [s.strip() for s in seg[1:] if s.strip()]).strip()

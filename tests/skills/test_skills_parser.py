@@ -189,11 +189,11 @@ def test_unreadable_and_non_utf8_files(tmp_path):
 
 
 def test_yaml_alias_bombs_and_recursive_aliases_are_safe():
-    """A YAML alias bomb parses without blowing up, and a recursive alias is an error."""
+    """A YAML alias bomb is refused with its line instead of being expanded (see
+    test_skills_hostile_yaml.py), and a recursive alias is an error."""
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
-    skill = parse_skill_text(f"---\nname: x\ndescription: d\nmetadata_blob:\n  {bomb.replace(chr(10), chr(10) + '  ')}\n---\n",
-                             Path("/a/SKILL.MD"))
-    assert skill.name == "x"
+    errs = errors_of(f"---\nname: x\ndescription: d\nmetadata_blob:\n  {bomb.replace(chr(10), chr(10) + '  ')}\n---\n")
+    assert [e.line for e in errs] == [9] and "aliases expand to more than 10,000 nodes" in errs[0].message
     errs = errors_of("---\nname: x\ndescription: d\ntags: &a [*a]\n---\n")
     assert "recursive YAML alias" in errs[0].message
