@@ -2,9 +2,11 @@
 
 `run_entrypoint` never raises for a tool failure: it returns `ToolOutcome(error=True)` with a
 readable message. Arguments are checked against the tool's JSON schema first (`arguments.py`).
-Bash placeholders are always shell-quoted; a timed-out or cancelled command has its whole
-process group killed. `http:` requests run on httpx's AsyncClient, so cancelling the turn
-cancels them. Output is capped at `MAX_TOOL_OUTPUT` characters.
+Bash arguments never become shell text: each placeholder is a reference to an environment
+variable that holds the value (`bash_args.py`), and bash starts with no startup files, BASH_ENV
+or imported functions; a timed-out or cancelled command has its whole process group killed.
+`http:` requests run on httpx's AsyncClient, so cancelling the turn cancels them. Output is
+capped at `MAX_TOOL_OUTPUT` characters.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import inspect
 import json
 import os
 import re
-import shlex
 import signal
 import sys
 import urllib.parse
@@ -28,9 +29,13 @@ from typing import Any
 from birdie_tui.text import one_line
 
 from .arguments import ArgumentError, prepare_arguments
+from .bash_args import ENV_PREFIX, BashArgumentError, BashTemplateError, bind, compile_template, preview
 from .models import HTTP_METHODS, SkillTool
 
 MAX_TOOL_OUTPUT = 32_000
+# -p (privileged mode): no BASH_ENV/ENV file, no functions imported from the environment,
+# SHELLOPTS/BASHOPTS/CDPATH/GLOBIGNORE from the environment ignored
+BASH_COMMAND = ("bash", "--noprofile", "--norc", "-p", "-c")
 _READ_LIMIT = 4 * 1024 * 1024  # bytes kept per stream; the rest is counted and dropped
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -74,7 +79,7 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
     scheme = scheme.strip().lower()
     try:
         if scheme == "bash":
-            out = await _run_bash(render_command(target, args, tool.schema), timeout)
+            out = await _run_bash_tool(tool.name, target, args, tool.schema, timeout)
         elif scheme == "http":
             out = await _run_http(target.strip(), args, tool.schema, timeout)
         elif scheme == "python":
@@ -95,49 +100,44 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
 # --------------------------------------------------------------------------- bash
 
 
-def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
-    """Fill `{name}` placeholders with shell-quoted values, aware of the template's quoting.
+def _bash_plan(template: str, args: dict[str, Any], schema: dict[str, Any] | None):
+    props = (schema or {}).get("properties") or {}
+    plan = compile_template(template, frozenset(set(props) | set(args)))
+    return plan, {k: to_text(v) for k, v in args.items()}, props
 
-    `'{x}'` / `"{x}"` are replaced as a whole; a placeholder elsewhere inside a quoted string
-    closes the quote, inserts the quoted value and reopens it, so a value is always one literal.
-    Unknown braces (`awk '{print $1}'`) are left alone.
-    """
-    known = set((schema or {}).get("properties") or {}) | set(args)
-    for value in args.values():
-        if "\x00" in to_text(value):
-            raise ValueError("argument values cannot contain NUL bytes")
-    out: list[str] = []
-    quote: str | None = None  # current quote char
-    open_at = 0  # len(out) right after the opening quote
-    i, n = 0, len(template)
-    while i < n:
-        c = template[i]
-        m = _PLACEHOLDER.match(template, i) if c == "{" else None
-        if m and m.group(1) in known:
-            value = to_text(args.get(m.group(1)))
-            quoted = shlex.quote(value) if (value or quote) else ""
-            end = m.end()
-            if quote and len(out) == open_at and template.startswith(quote, end):
-                out.pop()  # drop the opening quote: '{x}' -> 'value'
-                out.append(quoted)
-                quote, end = None, end + 1
-            elif quote:
-                out.append(quote + quoted + quote)
-            else:
-                out.append(quoted)
-            i = end
-            continue
-        if c == "\\" and quote != "'" and i + 1 < n:
-            out.append(template[i:i + 2])
-            i += 2
-            continue
-        out.append(c)
-        if quote is None and c in "'\"":
-            quote, open_at = c, len(out)
-        elif c == quote:
-            quote = None
-        i += 1
-    return "".join(out)
+
+def bash_script(template: str, args: dict[str, Any], schema: dict[str, Any] | None = None
+                ) -> tuple[str, dict[str, str]]:
+    """The script bash runs for `template` and the variables that carry the values (`bash_args`).
+
+    Raises `BashTemplateError` for a template that puts a placeholder where its value could run
+    or be read as a name, `BashArgumentError` for a value it cannot take."""
+    plan, values, props = _bash_plan(template, args, schema)
+    return bind(plan, values, props)
+
+
+def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
+    """The command with its values written in, shell-quoted, for people to read (an approval
+    prompt, a log line). Never what runs: `bash_script` keeps values out of the script."""
+    return preview(*_bash_plan(template, args, schema))
+
+
+async def _run_bash_tool(name: str, template: str, args: dict[str, Any], schema: dict[str, Any],
+                         timeout: float) -> ToolOutcome:
+    try:
+        script, values = bash_script(template, args, schema)
+    except (BashTemplateError, BashArgumentError) as exc:
+        return ToolOutcome(f"cannot run {name}: {exc}", True)
+    return await _run_bash(script, values, timeout)
+
+
+def bash_env(values: dict[str, str]) -> dict[str, str]:
+    """This process's environment without BASH_ENV/ENV (startup files bash would run) or stray
+    BIRDIE_ARG_* variables, plus the values."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("BASH_ENV", "ENV") and not k.startswith(ENV_PREFIX)}
+    env.update(values)
+    return env
 
 
 async def _read(stream: asyncio.StreamReader, buf: bytearray, dropped: list[int]) -> None:
@@ -183,9 +183,10 @@ def _decode(buf: bytearray, dropped: int) -> str:
     return text + (f"\n… [{dropped} more bytes not read]" if dropped else "")
 
 
-async def _run_bash(cmd: str, timeout: float) -> ToolOutcome:
+async def _run_bash(script: str, values: dict[str, str], timeout: float) -> ToolOutcome:
     proc = await asyncio.create_subprocess_exec(
-        "bash", "-c", cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *BASH_COMMAND, script, env=bash_env(values),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True)
     out, err, d_out, d_err = bytearray(), bytearray(), [0], [0]
     readers = [asyncio.ensure_future(_read(proc.stdout, out, d_out)),
