@@ -17,7 +17,7 @@ from birdie_tui.agent.events import (
     TurnEvent,
     UsageReported,
 )
-from birdie_tui.text import content_text
+from birdie_tui.text import content_text, scrub_surrogates
 
 
 def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
@@ -26,8 +26,8 @@ def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
         # `messages` also carries whole ToolMessages written by nodes: tokens come from chunks only.
         if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "agent":
             text = content_text(chunk.content)
-            if text:
-                yield TokenStreamed(text)
+            if text:  # a lone surrogate from the wire would break every encoder
+                yield TokenStreamed(scrub_surrogates(text))
     elif mode == "custom" and isinstance(data, dict):
         if isinstance(data.get("injected"), SkillsInjected):
             yield data["injected"]

@@ -25,22 +25,32 @@ class ToolCallChunks:
         self._index: dict[Any, int] = {}
         self.calls: list[dict[str, str]] = []  # by index: id, name, args so far
         self._last_key: Any = None
+        self._problems: dict[int, str] = {}  # by index: why the call cannot run
 
     def chunk(self, key: Any, *, id: str | None = None, name: str | None = None,
               args: Any = "") -> dict[str, Any]:
-        """One tool_call_chunk; ``key=None`` continues the most recent call."""
+        """One tool_call_chunk; ``key=None`` continues the most recent call. A call gets an id
+        of its own when the vendor sends none, a repeated one or not a string; a name that is
+        not a string is dropped and the call flagged (see `invalid_args`)."""
         key = self._last_key if key is None else key
         self._last_key = key
         if not isinstance(args, str):  # some vendors send a ready dict
-            args = json.dumps(args, ensure_ascii=False)
+            args = json.dumps(args, ensure_ascii=False, default=str)
+        bad_name = name is not None and not isinstance(name, str)
+        problem = f"the tool name must be a string, not {_json_kind(name)}" if bad_name else ""
+        name = None if bad_name else name
         index = self._index.get(key)
         if index is None:
             index = self._index[key] = len(self.calls)
-            call_id = id or f"call_{hashlib.sha1(f'{key}:{index}'.encode()).hexdigest()[:20]}"
+            call_id = id if isinstance(id, str) and id else ""
+            if not call_id or any(call["id"] == call_id for call in self.calls):
+                call_id = f"call_{hashlib.sha1(f'{key}:{index}'.encode()).hexdigest()[:20]}"
             self.calls.append({"id": call_id, "name": name or "", "args": ""})
             first = True
         else:
             first = False
+        if problem:
+            self._problems.setdefault(index, problem)
         call = self.calls[index]
         if not call["name"] and name:  # a name that arrives late is still sent once
             call["name"], first = name, True
@@ -52,8 +62,11 @@ class ToolCallChunks:
         """Calls whose complete arguments are not one JSON object: id -> reason. LangChain's
         lenient parser would accept a cut-off ``{"a": "x`` — a tool must never run on that."""
         bad: dict[str, str] = {}
-        for call in self.calls:
+        for index, call in enumerate(self.calls):
             raw = call["args"].strip()
+            if index in self._problems:
+                bad[call["id"]] = self._problems[index]
+                continue
             if not raw:
                 continue  # no arguments: {}
             try:
@@ -62,9 +75,21 @@ class ToolCallChunks:
                 problem = f"{exc.msg}, column {exc.colno}"
                 bad[call["id"]] = f"arguments are not valid JSON ({problem}): {raw[:200]}"
                 continue
+            except RecursionError:
+                bad[call["id"]] = "arguments are nested too deeply"
+                continue
             if not isinstance(value, dict):
                 bad[call["id"]] = f"arguments must be a JSON object, got {type(value).__name__}"
         return bad
+
+
+def _json_kind(value: Any) -> str:
+    """A JSON type name (for a message to the model)."""
+    for types, kind in ((bool, "a boolean"), ((int, float), "a number"), (list, "an array"),
+                        (dict, "an object")):
+        if isinstance(value, types):
+            return kind
+    return f"a {type(value).__name__}"
 
 
 def usage_metadata(
