@@ -29,7 +29,9 @@ EXIT_APPROVAL_REFUSED = 3
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    print(f"birdie-tui: {message}", file=sys.stderr)
+    from birdie_tui.secrets import scrub
+
+    print(f"birdie-tui: {scrub(message)}", file=sys.stderr)
     return code
 
 
@@ -96,6 +98,7 @@ def print_command(args: argparse.Namespace) -> int:
 
 async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     from birdie_tui.agent.events import SessionOpened
+    from birdie_tui.secrets import scrub
     from birdie_tui.service import BirdieError
 
     # The session file is created only now, when the turn is sure to run.
@@ -127,6 +130,7 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
             elif event.type == "done":
                 reply = event.text
     if not stream_json and reply:
+        reply = scrub(reply)
         sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
         sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
     if error:
@@ -141,13 +145,21 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
 
 
 def _emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    """One stream-json line; every string in it scrubbed of keys and credentials. A last safety
+    net keeps the line valid JSON in UTF-8 whatever an event holds: a lone surrogate becomes
+    U+FFFD, an object JSON does not know its text."""
+    from birdie_tui.secrets import scrub_data
+    from birdie_tui.text import scrub_surrogates
+
+    line = json.dumps(scrub_data(obj), ensure_ascii=False, default=str)
+    sys.stdout.write(scrub_surrogates(line) + "\n")
     sys.stdout.flush()
 
 
 # ---------------------------------------------------------------------------- skills check
 def skills_command(args: argparse.Namespace) -> int:
     from birdie_tui.agent.engine import default_skill_dirs
+    from birdie_tui.secrets import scrub
     from birdie_tui.skills.loader import load_skills
     from birdie_tui.store.paths import BirdiePaths
 
@@ -161,8 +173,8 @@ def skills_command(args: argparse.Namespace) -> int:
             tools = ", ".join(t.name for t in skill.tools) or "-"
             if skill.mcp_server is not None:  # its tools are known only once it runs
                 cfg = skill.mcp_server
-                tools = f"from MCP server ({cfg.transport}: " \
-                        f"{' '.join([cfg.command or cfg.url or '', *cfg.args])})"
+                tools = scrub(f"from MCP server ({cfg.transport}: "
+                              f"{' '.join([cfg.command or cfg.url or '', *cfg.args])})")
             triggers = ", ".join(skill.triggers) or "-"
             state = "on" if skill.enabled_by_default else "off"
             print(f"ok    {skill.name:<18} {skill.kind:<12} default {state:<3}  "

@@ -1,7 +1,8 @@
 """Two small jobs every layer needs: message content as plain text, and a failure as one line.
 
 Standard library only and nothing imported at module level beyond typing, so the TUI's first
-paint, the CLI and the core can all use it without pulling LangChain or a vendor SDK.
+paint, the CLI and the core can all use it without pulling LangChain or a vendor SDK (the
+failure line is scrubbed of secrets by `birdie_tui.secrets`, itself standard library only).
 """
 
 from __future__ import annotations
@@ -42,10 +43,29 @@ def one_line(exc: BaseException, limit: int = 400, *,
     An exception that is already a sentence for the user keeps its text unchanged (no type
     name): one with a true `user_facing` attribute (providers' `ProviderError`, checked by
     duck typing so this module imports nothing), or an instance of a type in `as_is`.
+    Keys, header values and URL credentials in it are masked (`birdie_tui.secrets.scrub`).
     """
-    text = str(exc).strip()
+    from birdie_tui.secrets import scrub
+
+    text = scrub(str(exc).strip())
     if getattr(exc, "user_facing", False) is True or (as_is and isinstance(exc, as_is)):
         return text[:limit]
     first = text.splitlines()[0].strip() if text else ""
     name = type(exc).__name__
     return (f"{name}: {first}" if first else name)[:limit]
+
+
+def scrub_surrogates(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (a split pair is joined again).
+
+    No UTF-8 encoder takes a lone surrogate (`"\\ud800"`, which a model's JSON may spell), so
+    one left in a message would break the next request, a stream-json line and the terminal.
+    The usual case costs one check: the same object comes back.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text

@@ -42,6 +42,7 @@ from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.providers.catalog import context_window, price_per_million
 from birdie_tui.providers.config import resolve_provider_config
 from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
+from birdie_tui.secrets import collect_secrets, remember_config
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
@@ -50,7 +51,7 @@ from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
 from birdie_tui.store.paths import default_user, validate_user
 from birdie_tui.store.settings import load_settings
-from birdie_tui.text import content_text, one_line
+from birdie_tui.text import content_text, one_line, scrub_surrogates
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
@@ -64,6 +65,9 @@ class Engine(SessionOps, CompactOps):
         self.provider = self.options.provider or resolve_provider_config(
             env, self.options.config_file
         )
+        # Every key and base_url password this app can know of, masked wherever text leaves it.
+        collect_secrets(env, self.options.config_file)
+        remember_config(self.provider)
         self.sessions = SessionStore(self.paths, self.user)
         self.settings = load_settings(self.paths)[0]  # the front end reports its warnings
         self.last_call = None  # the latest model call's provenance (auto-compaction reads it)
@@ -228,6 +232,7 @@ class Engine(SessionOps, CompactOps):
         saved first (`persist_session`; its id may change). The tokens of every completed model
         call are counted, however the turn ends. The history is read back only to repair it
         (`needs_repair`): the final reply comes from the stream itself."""
+        text = scrub_surrogates(text)  # an argv byte that is not UTF-8 arrives as one
         meta = self.require_session()
         if not meta.saved:
             try:

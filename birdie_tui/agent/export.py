@@ -23,6 +23,7 @@ from langchain_core.messages import BaseMessage
 
 from birdie_tui.agent.provenance import CallContext, Segment
 from birdie_tui.agent.transcript import message_to_dict
+from birdie_tui.secrets import scrub, scrub_data
 from birdie_tui.store.session_meta import session_row
 
 FORMATS = ("markdown", "json")
@@ -66,16 +67,18 @@ class Turn:
 
 def export_session(meta: Any, messages: Sequence[BaseMessage], contexts: Sequence[CallContext],
                    fmt: str = "markdown", *, summary: str = "") -> str:
-    """The session as Markdown or JSON (`fmt`); ValueError for another format."""
+    """The session as Markdown or JSON (`fmt`); ValueError for another format. Keys, header
+    values and URL credentials are masked (a session from before scrubbing may hold them)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: markdown or json")
     items = [message_to_dict(m) for m in messages]
     preamble, turns = split_turns(messages, items, contexts)
     if fmt == "json":
-        return json.dumps({"session": session_row(meta), "messages": items,
-                           "turns": [t.to_dict() for t in turns], "summary": summary},
-                          indent=2, ensure_ascii=False)
-    return to_markdown(f"{meta.id} — {meta.title or 'untitled'}", preamble, turns, summary)
+        return json.dumps(scrub_data({"session": session_row(meta), "messages": items,
+                                      "turns": [t.to_dict() for t in turns],
+                                      "summary": summary}), indent=2, ensure_ascii=False)
+    return scrub(to_markdown(f"{meta.id} — {meta.title or 'untitled'}", preamble, turns,
+                             summary))
 
 
 # ---------------------------------------------------------------------- turns

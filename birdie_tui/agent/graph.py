@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, NoReturn, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -19,11 +19,19 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langgraph.config import get_stream_writer
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 
+from birdie_tui.agent.calls import (
+    INVALID_KEY,
+    answerable_calls,
+    call_ids,
+    invalid_call_text,
+    safe_result,
+)
 from birdie_tui.agent.history import (
     latest_user_text,
     repair_history,
@@ -35,6 +43,7 @@ from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
 from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
+from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
 
 # (tool call, owning skill name) -> approved?
 Approver = Callable[[dict[str, Any], str], Awaitable[bool]]
@@ -72,7 +81,25 @@ def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
     return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *messages]
 
 
+def reraise_scrubbed(exc: Exception) -> NoReturn:
+    """Re-raise a node's failure without secrets: LangGraph stores the error of a failed node
+    in the checkpoint's pending writes (its repr), and the engine shows it as the turn's
+    error line. A failure with nothing to hide is re-raised as it is."""
+    safe = scrubbed_exception(exc)
+    if safe is exc or isinstance(exc, GraphBubbleUp):
+        raise exc
+    raise safe from None
+
+
 async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """One model call (see `model_call`); its failure re-raised scrubbed."""
+    try:
+        return await model_call(state, runtime)
+    except Exception as exc:  # noqa: BLE001 - re-raised, only its text changes
+        reraise_scrubbed(exc)
+
+
+async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
     messages, repaired = repair_history(state["messages"])
     ctx.toolbox.loading, ctx.toolbox.decay_turns = ctx.loading, ctx.decay_turns
@@ -98,7 +125,8 @@ async def agent_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     report.context = record
     get_stream_writer()({"injected": report})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
-    response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]))
+    response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]),
+                                taken=call_ids(messages))
     if not tools and isinstance(response, AIMessage) and response.tool_calls:
         # A model that calls tools it was not given would leave an unanswerable call behind.
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
@@ -151,37 +179,29 @@ def call_record(messages: list[AnyMessage], report: Any, window: Any, compacted:
                        history_dropped=window.dropped)
 
 
-def answerable_calls(response: Any) -> Any:
-    """Tool calls with malformed JSON arguments (LangChain's `invalid_tool_calls`, or flagged by
-    a vendor adapter in response_metadata["invalid_tool_args"]) stay in the history as calls
-    with empty args, so the tools node answers each with an error the model can correct."""
-    if not isinstance(response, AIMessage):
-        return response
-    flagged = dict(response.response_metadata.get("invalid_tool_args") or {})
-    calls = [dict(call) for call in response.tool_calls]
-    for n, bad in enumerate(response.invalid_tool_calls):
-        call_id = bad.get("id") or f"invalid_call_{n}"
-        flagged.setdefault(call_id, bad.get("error") or
-                           f"arguments are not valid JSON: {str(bad.get('args'))[:200]}")
-        calls.append({"type": "tool_call", "name": bad.get("name") or "unknown_tool",
-                      "args": {}, "id": call_id})
-    if not flagged:
-        return response
-    for call in calls:
-        if call["id"] in flagged:
-            call["args"] = {}
-    return response.model_copy(update={
-        "tool_calls": calls, "invalid_tool_calls": [],
-        "response_metadata": {**response.response_metadata, "invalid_tool_args": flagged}})
-
-
 def tool_error_text(exc: Exception) -> str:
-    """What the model (and the chat) sees when a tool fails: the tool's own message."""
+    """What the model (and the chat) sees when a tool fails: the tool's own message, scrubbed
+    (a tool's stderr may echo a key from the environment)."""
     from langchain_core.tools import ToolException
 
     if isinstance(exc, ToolException):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+        return scrub(str(exc))
+    return scrub(f"{type(exc).__name__}: {exc}")
+
+
+def scrubbed_result(message: ToolMessage) -> ToolMessage:
+    """A tool's result with keys, header values and URL credentials masked: it is shown,
+    stored in the checkpoint and sent to the model."""
+    content = message.content
+    if isinstance(content, str):
+        clean: Any = scrub(content)
+    else:
+        clean = [scrub_data(block) if isinstance(block, str) or (
+            isinstance(block, dict) and block.get("type") == "text") else block
+            for block in content]
+    if clean == content:
+        return message
+    return message.model_copy(update={"content": clean})
 
 
 def _error_result(call: dict[str, Any], text: str) -> ToolMessage:
@@ -189,6 +209,14 @@ def _error_result(call: dict[str, Any], text: str) -> ToolMessage:
 
 
 async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    """Run the tool calls (see `run_tools`): results scrubbed, a failure re-raised scrubbed."""
+    try:
+        return await run_tools(state, runtime)
+    except Exception as exc:  # noqa: BLE001 - re-raised, only its text changes
+        reraise_scrubbed(exc)
+
+
+async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
     last = state["messages"][-1]
     calls = list(last.tool_calls) if isinstance(last, AIMessage) else []
@@ -196,12 +224,11 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     writer = get_stream_writer()
     results: dict[str, ToolMessage] = {}
     runnable: list[dict[str, Any]] = []
-    invalid = last.response_metadata.get("invalid_tool_args") or {} if calls else {}
+    invalid = last.response_metadata.get(INVALID_KEY) or {} if calls else {}
     for call in calls:
         if call["id"] in invalid:
             results[call["id"]] = _error_result(
-                call, f"Invalid arguments for {call['name']!r}: {invalid[call['id']]}. "
-                "Call it again with the arguments as one JSON object.")
+                call, invalid_call_text(call["name"], invalid[call["id"]]))
             continue
         if call["name"] not in tools:
             results[call["id"]] = _error_result(
@@ -227,7 +254,7 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
         output = await node.ainvoke({"messages": [batch]})
         for message in output["messages"]:
-            results[message.tool_call_id] = message
+            results[message.tool_call_id] = safe_result(scrubbed_result(message))
     return {"messages": [results[call["id"]] for call in calls]}
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from birdie_tui.mcp.config import ServerSpec
 from birdie_tui.mcp.errors import MCPCallError, describe_failure
+from birdie_tui.secrets import scrub
 
 NOT_STARTED, STARTING, RUNNING, FAILED, EXITED, STOPPED = (
     "not started", "starting", "running", "failed", "exited", "stopped")
@@ -265,5 +266,5 @@ def _note(log: Any, text: str) -> None:
         return
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
     with contextlib.suppress(OSError, ValueError):
-        log.write(f"--- birdie {stamp} {text}\n")
+        log.write(f"--- birdie {stamp} {scrub(text)}\n")
         log.flush()

@@ -8,6 +8,7 @@ from pathlib import Path
 from langchain_core.tools import ToolException
 
 from birdie_tui.mcp.config import ServerSpec
+from birdie_tui.secrets import scrub
 from birdie_tui.text import one_line
 
 MAX_LINE = 300
@@ -69,4 +70,4 @@ def describe_failure(exc: BaseException, spec: ServerSpec, timeout: float, log: 
         last = log_tail(log, log_start)
         if last and not isinstance(cause, FileNotFoundError):
             message += f" — {last}"
-    return message[:MAX_LINE]
+    return scrub(message)[:MAX_LINE]

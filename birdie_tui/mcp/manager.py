@@ -197,13 +197,14 @@ def _quiet_mcp_logging(logs_dir: Path) -> None:
     logger = logging.getLogger("mcp")
     if logger.handlers:
         return
+    from birdie_tui.store.logfile import LOG_FORMAT, ScrubbingFormatter
     from birdie_tui.store.paths import ensure_dir
 
     try:
         ensure_dir(logs_dir)
         handler: logging.Handler = logging.FileHandler(logs_dir / "mcp-client.log",
                                                        encoding="utf-8")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(ScrubbingFormatter(LOG_FORMAT))
     except OSError:
         handler = logging.NullHandler()
     logger.addHandler(handler)

@@ -7,9 +7,10 @@ and every line is scrubbed of the API key before it can reach the chat, a log or
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 from urllib.parse import urlsplit
+
+from birdie_tui.secrets import scrub
 
 RETRY_HINT = "/retry runs the turn again"
 _CONTEXT_HINTS = (
@@ -82,17 +83,17 @@ def _first_line(text: str, limit: int = 160) -> str:
 
 
 def redact(text: str, secret: str | None) -> str:
-    """Remove the key, and anything shaped like a bearer key, from ``text``."""
-    if secret:
-        text = text.replace(secret, "***")
-    return re.sub(r"\b(sk|key)-[A-Za-z0-9_\-]{8,}", r"\1-***", text)
+    """Remove the key, every secret the app knows and anything shaped like a key, a header
+    value or URL credentials from ``text`` (see `birdie_tui.secrets.scrub`)."""
+    return scrub(text, (secret,) if secret else ())
 
 
 def _host(url: str | None) -> str:
+    """The host (and port) of ``url``, never its ``user:password@`` part."""
     if not url:
         return "the API"
     parts = urlsplit(url)
-    return parts.netloc or url
+    return parts.netloc.rpartition("@")[2] or scrub(url)
 
 
 def classify_error(

@@ -6,6 +6,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from birdie_tui.providers.config import OFFLINE_MODEL, OFFLINE_VENDOR, ConfigError, ProviderConfig
+from birdie_tui.secrets import remember_config, scrub
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -46,7 +47,9 @@ def load_adapter(vendor: str) -> type:
 
 
 def create_chat_model(config: ProviderConfig) -> BaseChatModel:
-    """Return a LangChain chat model for ``config``; raises ConfigError if it cannot be built."""
+    """Return a LangChain chat model for ``config``; raises ConfigError if it cannot be built.
+    Its key and base_url credentials are remembered, so they are scrubbed wherever they show."""
+    remember_config(config)
     if config.vendor == OFFLINE_VENDOR:
         from birdie_tui.providers.offline import OfflineChatModel
 
@@ -57,7 +60,8 @@ def create_chat_model(config: ProviderConfig) -> BaseChatModel:
 
 
 def describe(config: ProviderConfig) -> str:
-    """A short human label for the status bar: 'offline model' or 'vendor · model'."""
+    """A short human label for the status bar: 'offline model' or 'vendor · model' (scrubbed:
+    it is shown, and stored with every turn)."""
     if config.vendor == OFFLINE_VENDOR:
         return "offline model"
-    return f"{config.vendor} · {config.model or 'default model'}"
+    return scrub(f"{config.vendor} · {config.model or 'default model'}")

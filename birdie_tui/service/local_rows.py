@@ -59,7 +59,10 @@ def _server_line(status: Any) -> str:
 
 
 def mcp_row(status: Any) -> McpRow:
-    return McpRow(skill=status.skill, transport=status.transport, target=status.target,
+    """A server's row; its target (a URL may carry credentials) is scrubbed."""
+    from birdie_tui.secrets import scrub
+
+    return McpRow(skill=status.skill, transport=status.transport, target=scrub(status.target),
                   state=status.state, enabled=status.enabled, tools=tuple(status.tools),
                   error=status.error, restarts=status.restarts)
 

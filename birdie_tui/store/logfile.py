@@ -7,6 +7,16 @@ import logging
 from pathlib import Path
 
 LOG_NAME = "birdie-tui.log"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class ScrubbingFormatter(logging.Formatter):
+    """Formats a record (message, arguments and traceback) with its secrets masked."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from birdie_tui.secrets import scrub
+
+        return scrub(super().format(record))
 
 
 def log_to_file(logs_dir: Path, logger_name: str = "birdie_tui") -> Path | None:
@@ -23,7 +33,7 @@ def log_to_file(logs_dir: Path, logger_name: str = "birdie_tui") -> Path | None:
         handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         handler, path = logging.NullHandler(), None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(ScrubbingFormatter(LOG_FORMAT))
     handler._birdie_log = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
