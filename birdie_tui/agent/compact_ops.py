@@ -20,6 +20,7 @@ from birdie_tui.agent.compaction import (
     split_for_compaction,
     summary_from_reply,
     summary_request,
+    summary_start,
 )
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.provenance import CallContext, history_records
@@ -86,7 +87,7 @@ class CompactOps:
         values = (await self._graph.aget_state(self._config())).values
         messages = list(values.get("messages") or [])
         prior = values.get("summary") or ""
-        start = _after(messages, values.get("summary_through"))
+        start = summary_start(messages, values.get("summary_through"))
         span = split_for_compaction(messages, KEEP_TURNS, start=start)
         if span is None:
             if auto:
@@ -157,12 +158,3 @@ class CompactOps:
         return dict(state.values or {}) if state else {}
 
     last_call: CallContext | None = None  # the latest model call's record (set by the engine)
-
-
-def _after(messages: list[Any], through: str | None) -> int:
-    """Index of the first message the summary does not cover (0 without a summary)."""
-    if through:
-        for index in range(len(messages) - 1, -1, -1):
-            if messages[index].id == through:
-                return index + 1
-    return 0

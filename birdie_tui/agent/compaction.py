@@ -121,6 +121,17 @@ def turns(messages: Sequence[BaseMessage]) -> list[list[BaseMessage]]:
 # --- The extractive summary (offline, no model) ------------------------------------------------
 
 
+def summary_start(messages: Sequence[BaseMessage], through: str | None) -> int:
+    """Index of the first message the rolling summary does not cover: just after the message
+    with id `through` (the state's `summary_through`); 0 without a summary or when that message
+    is gone."""
+    if through:
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index].id == through:
+                return index + 1
+    return 0
+
+
 def extractive_summary(
     messages: Sequence[BaseMessage], prior_summary: str = "", instructions: str = ""
 ) -> str:

@@ -37,6 +37,7 @@ from birdie_tui.agent.history import (
     repair_history,
     tool_calls_since_user,
 )
+from birdie_tui.agent.compaction import summary_start
 from birdie_tui.agent.lease import lease_state
 from birdie_tui.agent.prompt import build_system_prompt, not_loaded, skill_aliases
 from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
@@ -108,18 +109,19 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     capped = bool(ctx.max_tool_calls) and tool_calls_since_user(messages) >= ctx.max_tool_calls
     if capped:
         tools = []
+    tool_tokens = ctx.toolbox.schema_tokens(tools)
     lease = lease_state(messages, skill_aliases(allowed), decay_turns=ctx.decay_turns,
                         max_loaded=ctx.max_loaded)
     prompt, report = build_system_prompt(
         allowed, latest_user_text(messages), loaded=lease.active, memory=ctx.memory,
         tools_by_tag=ctx.toolbox.tools_by_tag(allowed), mode=ctx.loading,
         custom=ctx.custom_prompt, project=project_instructions(),
-        summary=state.get("summary", ""), tool_tokens=ctx.toolbox.schema_tokens(tools))
+        summary=state.get("summary", ""), tool_tokens=tool_tokens)
     if capped:
         prompt += "\n\n" + LOOP_GUARD_NOTE
-    visible = after_summary(messages, state.get("summary_through"))
+    visible = messages[summary_start(messages, state.get("summary_through")):]
     window = budget_window(visible, history_budget(
-        ctx.context_window, fixed_tokens=report.prompt_tokens + ctx.toolbox.schema_tokens(tools)))
+        ctx.context_window, fixed_tokens=report.prompt_tokens + tool_tokens))
     record = call_record(messages, report, window, len(messages) - len(visible),
                          evicted=lease.evicted, skipped=not_loaded(allowed, report, ctx.loading))
     report.context = record
@@ -145,17 +147,6 @@ def with_record(response: Any, record: CallContext) -> Any:
         return response
     return response.model_copy(update={"response_metadata": {
         **response.response_metadata, RECORD_KEY: record.stored()}})
-
-
-def after_summary(messages: list[AnyMessage], through: str | None) -> list[AnyMessage]:
-    """The messages the rolling summary does not cover (all of them without a summary, or when
-    the marked message is gone)."""
-    if not through:
-        return messages
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].id == through:
-            return messages[index + 1:]
-    return messages
 
 
 def call_record(messages: list[AnyMessage], report: Any, window: Any, compacted: int, *,

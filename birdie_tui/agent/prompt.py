@@ -15,8 +15,8 @@ from operator import is_
 from typing import Any
 
 from birdie_tui.agent.events import InjectedSkill, SkillsInjected
-from birdie_tui.agent.compaction import SUMMARY_HEADER
-from birdie_tui.agent.provenance import Segment, SegmentBuilder, digest
+from birdie_tui.agent.compaction import summary_block
+from birdie_tui.agent.provenance import Segment, digest
 from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.models import Skill
 
@@ -149,19 +149,20 @@ class _Assembly:
 
     def __init__(self, tools_by_tag: dict[str, list[str]]):
         self.parts: list[str] = []
-        self.seg = SegmentBuilder()
+        self.segments: list[Segment] = []
         self.injected: list[InjectedSkill] = []
         self.tools_by_tag = tools_by_tag
 
     def text(self, kind: str, text: str, shown: str | None = None, *, name: str = "",
              detail: str = "") -> None:
         self.parts.append(text if shown is None else shown)
-        self.seg.add(kind, text, estimate_tokens(text), name=name, detail=detail)
+        self.segments.append(Segment(kind, name=name, tokens=estimate_tokens(text),
+                                     detail=detail, digest=digest(text)))
 
     def skill(self, skill: Skill, header: str, reason: str, kind: str, detail: str = "") -> None:
         body = (skill.body or "").strip() + _tool_hint(skill, self.tools_by_tag)
         self.text(kind, body, f"--- {header} ---\n{body}", name=skill.name, detail=detail)
-        self.injected.append(InjectedSkill(skill.name, reason, self.seg.segments[-1].tokens,
+        self.injected.append(InjectedSkill(skill.name, reason, self.segments[-1].tokens,
                                            body, detail))
 
 
@@ -190,12 +191,12 @@ def build_system_prompt(
     cached = catalog_for(allowed, mode)
     out = _Assembly(tools_by_tag or {})
     if tool_tokens:
-        out.seg.segments.append(Segment("tools", tokens=tool_tokens))
+        out.segments.append(Segment("tools", tokens=tool_tokens))
     out.text("base", PREAMBLE)
     if custom.strip():
         out.text("system_prompt", custom.strip(), name="system_prompt.md")
     out.parts.append(cached.text)
-    out.seg.segments.append(Segment("catalog", tokens=cached.tokens, digest=cached.digest,
+    out.segments.append(Segment("catalog", tokens=cached.tokens, digest=cached.digest,
                                     detail=f"{len(cached.skills)} skills"))
     for skill in cached.always:
         out.skill(skill, f"{skill.name} skill context", "always_inject", "always")
@@ -204,14 +205,14 @@ def build_system_prompt(
         out.text("project", text, f"--- Project instructions ({path}) ---\n{text}", name=path)
     _knowledge_bodies(out, cached, user_text, {_lease_name(i).lower(): i for i in loaded})
     if summary.strip():
-        out.text("summary", summary.strip(), f"{SUMMARY_HEADER}\n{summary.strip()}")
+        out.text("summary", summary.strip(), summary_block(summary))
     if memory:
         out.text("memory", "--- Long-term memory ---\n" + "\n".join(f"- {m}" for m in memory),
                  detail=f"{len(memory)} notes")
     prompt = "\n\n".join(out.parts)
     return prompt, SkillsInjected(skills=out.injected, catalog_tokens=cached.tokens,
                                   memory=list(memory), prompt_tokens=estimate_tokens(prompt),
-                                  segments=out.seg.segments)
+                                  segments=out.segments)
 
 
 def _knowledge_bodies(out: _Assembly, cached: _Catalog, user_text: str,

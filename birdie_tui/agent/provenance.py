@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 RECORD_KEY = "birdie_context"
@@ -176,14 +176,3 @@ def history_records(messages: Iterable[Any]) -> list[CallContext]:
             except (TypeError, ValueError, IndexError):
                 continue
     return out
-
-
-@dataclass
-class SegmentBuilder:
-    """Collects segments while a prompt is assembled (the prompt builder's side of it)."""
-
-    segments: list[Segment] = field(default_factory=list)
-
-    def add(self, kind: str, text: str, tokens: int, *, name: str = "", detail: str = "") -> None:
-        self.segments.append(Segment(kind=kind, name=name, tokens=tokens, detail=detail,
-                                     digest=digest(text)))
