@@ -172,14 +172,22 @@ def _hint(functions: list[dict[str, Any]]) -> str:
     if not functions:
         return "No tools are bound right now; enable a skill with tools, then try `call <tool> {\"arg\": ...}`."
     first = functions[0]
-    props = (first.get("parameters") or {}).get("properties") or {}
-    arg = next(iter(props), "arg")
-    return f"Try `call {first['name']} {{\"{arg}\": ...}}` to run a tool."
+    props = [p for p in (first.get("parameters") or {}).get("properties") or {}
+             if p != "timeout_s"]  # every bash/http tool takes it: not an example argument
+    if not props:
+        return f"Try `call {first['name']}` to run a tool."
+    return f"Try `call {first['name']} {{\"{props[0]}\": ...}}` to run a tool."
 
 
 def _echo_reply(text: str, messages: Sequence[BaseMessage], functions: list[dict[str, Any]]) -> str:
     stripped = text.strip()
-    quote = "\n".join(f"> {line}".rstrip() for line in stripped.splitlines()) or "> _(empty message)_"
+    # A 5 MB paste is quoted by its start, not streamed back whole; a message of a screen or
+    # less is quoted in full.
+    long = len(stripped) > 4000 or stripped.count("\n") >= 40
+    shown, cut = excerpt(stripped) if long else (stripped, "")
+    quote = "\n".join(f"> {line}".rstrip() for line in shown.splitlines()) or "> _(empty message)_"
+    if cut:
+        quote += f"\n>\n> {cut}"
     skills = injected_skills(messages)
     skill_list = ", ".join(_code(s) for s in skills) if skills else "none"
     tool_list = ", ".join(_code(fn["name"]) for fn in functions) if functions else "none"

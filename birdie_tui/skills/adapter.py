@@ -10,29 +10,33 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
-from .entrypoints import run_entrypoint
+from .call_limits import max_timeout, model_schema
+from .entrypoints import run_tool_call
 from .models import Skill, SkillTool
 
 
-def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0) -> BaseTool:
-    """Wrap one skill tool; its JSON schema is passed through as a dict `args_schema`.
-    The tool's own `timeout:` (newer Birdie's SKILL.MD), when given, replaces `timeout`."""
+def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0,
+              max_call_timeout: float | None = None) -> BaseTool:
+    """Wrap one skill tool; its JSON schema is passed through as a dict `args_schema`, with
+    the model's optional `timeout_s` added for bash/http tools (`call_limits`).
+
+    The tool's own `timeout:` (newer Birdie's SKILL.MD), when given, replaces `timeout` and is
+    the most a `timeout_s` may ask for; else `max_call_timeout` is (default 600 s). A failed
+    call is tried again as the tool's `retries:` says."""
     if tool.timeout_s is not None:
         timeout = tool.timeout_s
 
     async def _run(**kwargs: Any) -> str:
-        outcome = await run_entrypoint(tool, kwargs, skill_dir=skill.folder, timeout=timeout)
+        outcome = await run_tool_call(tool, kwargs, skill_dir=skill.folder, timeout=timeout,
+                                      max_call_timeout=max_call_timeout)
         if outcome.error:
             raise ToolException(outcome.content)
         return outcome.content
 
-    schema = dict(tool.schema)
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
+    schema = model_schema(tool, timeout, max_timeout(tool, max_call_timeout))
     lc_tool = StructuredTool.from_function(
         coroutine=_run, name=tool.name, description=tool.description or tool.name,
         args_schema=schema, handle_tool_error=False,
     )
     lc_tool.metadata = {"skill": skill.name}
     return lc_tool
-

@@ -4,25 +4,23 @@
 readable message. Arguments are checked against the tool's JSON schema first (`arguments.py`).
 Bash arguments never become shell text: each placeholder is a reference to an environment
 variable that holds the value (`bash_args.py`), and bash starts with no startup files, BASH_ENV
-or imported functions; a timed-out or cancelled command has its whole process group killed.
+or imported functions; a timed-out or cancelled command has its whole process group killed,
+and the group is registered with the app's reaper (`reaper.py`), which kills it if the app dies.
 `http:` requests run on httpx's AsyncClient, so cancelling the turn cancels them. Output is
-capped at `MAX_TOOL_OUTPUT` characters.
+read in bounded memory and capped at `MAX_TOOL_OUTPUT` characters (`output.py`).
+
+`run_tool_call` is what a tool call runs: the model's `timeout_s` applied and `retries:`
+honoured (`call_limits.py`) around `run_entrypoint`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import importlib
-import importlib.util
-import inspect
 import json
 import os
 import re
 import signal
-import sys
 import urllib.parse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,26 +28,20 @@ from birdie_tui.text import one_line
 
 from .arguments import ArgumentError, prepare_arguments
 from .bash_args import ENV_PREFIX, BashArgumentError, BashTemplateError, bind, compile_template, preview
+from .call_limits import TIMEOUT_PARAM, call_timeout, max_timeout, retries_of, split_call_timeout
 from .models import HTTP_METHODS, SkillTool
+from .output import INVALID, MAX_TOOL_OUTPUT, TIMEOUT, TextCapture, ToolOutcome, truncate_output
+from .python_entry import run_python
+from .reaper import OWNER_VARIABLE, REAPER, tool_environment
 
-MAX_TOOL_OUTPUT = 32_000
+__all__ = ["BASH_COMMAND", "MAX_TOOL_OUTPUT", "ToolOutcome", "bash_env", "bash_script",
+           "render_command", "run_entrypoint", "run_tool_call", "to_text", "truncate_output"]
+
 # -p (privileged mode): no BASH_ENV/ENV file, no functions imported from the environment,
 # SHELLOPTS/BASHOPTS/CDPATH/GLOBIGNORE from the environment ignored
 BASH_COMMAND = ("bash", "--noprofile", "--norc", "-p", "-c")
-_READ_LIMIT = 4 * 1024 * 1024  # bytes kept per stream; the rest is counted and dropped
+_HTTP_LIMIT = 4 * 1024 * 1024  # bytes of an HTTP body read; the rest is never downloaded
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-@dataclass
-class ToolOutcome:
-    content: str
-    error: bool = False
-
-
-def truncate_output(text: str) -> str:
-    if len(text) <= MAX_TOOL_OUTPUT:
-        return text
-    return text[:MAX_TOOL_OUTPUT] + f"\n… [truncated: {len(text) - MAX_TOOL_OUTPUT} characters dropped]"
 
 
 def to_text(value: Any) -> str:
@@ -65,16 +57,37 @@ def to_text(value: Any) -> str:
     return str(value)
 
 
+async def run_tool_call(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
+                        timeout: float = 120.0, max_call_timeout: float | None = None
+                        ) -> ToolOutcome:
+    """One tool call as the model made it: `run_entrypoint`, tried again up to the tool's
+    `retries` times after a failure that could pass (never after a timeout or a cancel)."""
+    attempts = retries_of(tool) + 1
+    for attempt in range(1, attempts + 1):
+        outcome = await run_entrypoint(tool, args, skill_dir=skill_dir, timeout=timeout,
+                                       max_call_timeout=max_call_timeout)
+        if not outcome.error or outcome.kind in (TIMEOUT, INVALID):
+            break
+    if outcome.error and attempt > 1:
+        outcome.content += f"\n(tried {attempt} times)"
+    return outcome
+
+
 async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
-                         timeout: float = 120.0) -> ToolOutcome:
+                         timeout: float = 120.0, max_call_timeout: float | None = None
+                         ) -> ToolOutcome:
     """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`.
 
-    Arguments that do not match the tool's schema never reach the shell, the URL or the
-    function: the model gets the validator's one-line reason and can call again."""
+    A `timeout_s` in `args` (bash/http tools) is the model's timeout for this call, clamped
+    to [1, the tool's maximum] (`call_limits`); else `timeout` applies. Arguments that do not
+    match the tool's schema never reach the shell, the URL or the function: the model gets
+    the validator's one-line reason and can call again."""
+    call_value, args = split_call_timeout(tool, args or {})
     try:
+        timeout = call_timeout(call_value, timeout, max_timeout(tool, max_call_timeout))
         args = prepare_arguments(tool.name, tool.schema, args)
-    except ArgumentError as exc:
-        return ToolOutcome(str(exc), True)
+    except (ArgumentError, ValueError) as exc:
+        return ToolOutcome(str(exc), True, INVALID)
     scheme, _, target = tool.entrypoint.partition(":")
     scheme = scheme.strip().lower()
     try:
@@ -83,18 +96,18 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
         elif scheme == "http":
             out = await _run_http(target.strip(), args, tool.schema, timeout)
         elif scheme == "python":
-            out = await _run_python(target.strip(), args, Path(skill_dir), timeout)
+            out = await run_python(target.strip(), args, Path(skill_dir), timeout)
         elif scheme in ("grpc", "container"):
-            out = ToolOutcome(f"entrypoint scheme '{scheme}' is not supported by birdie-tui", True)
+            out = ToolOutcome(f"entrypoint scheme '{scheme}' is not supported by birdie-tui", True, INVALID)
         elif not _:
-            out = ToolOutcome(f"invalid entrypoint {tool.entrypoint!r} (expected 'scheme:target')", True)
+            out = ToolOutcome(f"invalid entrypoint {tool.entrypoint!r} (expected 'scheme:target')", True, INVALID)
         else:
-            out = ToolOutcome(f"unknown entrypoint scheme '{scheme}' (expected bash, http or python)", True)
+            out = ToolOutcome(f"unknown entrypoint scheme '{scheme}' (expected bash, http or python)", True, INVALID)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a bug or an odd input: still report, never raise
         out = ToolOutcome(f"{type(exc).__name__}: {exc}", True)
-    return ToolOutcome(truncate_output(out.content), out.error)
+    return ToolOutcome(truncate_output(out.content, out.dropped), out.error, out.kind)
 
 
 # --------------------------------------------------------------------------- bash
@@ -118,7 +131,10 @@ def bash_script(template: str, args: dict[str, Any], schema: dict[str, Any] | No
 
 def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] | None = None) -> str:
     """The command with its values written in, shell-quoted, for people to read (an approval
-    prompt, a log line). Never what runs: `bash_script` keeps values out of the script."""
+    prompt, a log line). Never what runs: `bash_script` keeps values out of the script. The
+    model's `timeout_s` is not part of the command (unless the schema declares it)."""
+    if TIMEOUT_PARAM in args and TIMEOUT_PARAM not in ((schema or {}).get("properties") or {}):
+        args = {k: v for k, v in args.items() if k != TIMEOUT_PARAM}
     return preview(*_bash_plan(template, args, schema))
 
 
@@ -127,24 +143,25 @@ async def _run_bash_tool(name: str, template: str, args: dict[str, Any], schema:
     try:
         script, values = bash_script(template, args, schema)
     except (BashTemplateError, BashArgumentError) as exc:
-        return ToolOutcome(f"cannot run {name}: {exc}", True)
+        return ToolOutcome(f"cannot run {name}: {exc}", True, INVALID)
     return await _run_bash(script, values, timeout)
 
 
 def bash_env(values: dict[str, str]) -> dict[str, str]:
     """This process's environment without BASH_ENV/ENV (startup files bash would run) or stray
-    BIRDIE_ARG_* variables, plus the values."""
+    BIRDIE_ARG_* variables, plus the values and this app's tool mark (the reaper finds the
+    tool's processes by it)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("BASH_ENV", "ENV") and not k.startswith(ENV_PREFIX)}
+           if k not in ("BASH_ENV", "ENV", OWNER_VARIABLE) and not k.startswith(ENV_PREFIX)}
     env.update(values)
+    env.update(tool_environment())
     return env
 
 
-async def _read(stream: asyncio.StreamReader, buf: bytearray, dropped: list[int]) -> None:
+async def _read(stream: asyncio.StreamReader, capture: TextCapture) -> None:
     while chunk := await stream.read(65536):
-        room = _READ_LIMIT - len(buf)
-        buf.extend(chunk[:max(room, 0)])
-        dropped[0] += max(len(chunk) - max(room, 0), 0)
+        capture.feed(chunk)
+    capture.finish()
 
 
 def _kill_group(pid: int) -> None:
@@ -170,6 +187,7 @@ async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Tas
             break
         await asyncio.sleep(0.025)
     _kill_group_hard(proc.pid)
+    REAPER.release(proc.pid)
     try:
         await asyncio.wait_for(proc.wait(), 5)
     except (asyncio.TimeoutError, ProcessLookupError):
@@ -178,31 +196,36 @@ async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Tas
         r.cancel()
 
 
-def _decode(buf: bytearray, dropped: int) -> str:
-    text = buf.decode("utf-8", errors="replace")
-    return text + (f"\n… [{dropped} more bytes not read]" if dropped else "")
-
-
 async def _run_bash(script: str, values: dict[str, str], timeout: float) -> ToolOutcome:
     proc = await asyncio.create_subprocess_exec(
         *BASH_COMMAND, script, env=bash_env(values),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    out, err, d_out, d_err = bytearray(), bytearray(), [0], [0]
-    readers = [asyncio.ensure_future(_read(proc.stdout, out, d_out)),
-               asyncio.ensure_future(_read(proc.stderr, err, d_err))]
+    REAPER.watch(proc.pid)  # its own session: the group id is its pid
+    out, err = TextCapture(), TextCapture()
+    readers = [asyncio.ensure_future(_read(proc.stdout, out)),
+               asyncio.ensure_future(_read(proc.stderr, err))]
+    waiting = asyncio.gather(*readers, proc.wait())
+    # killed readers end it with CancelledError after the fact: read, so it is never logged
+    waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
     try:
-        await asyncio.wait_for(asyncio.gather(*readers, proc.wait()), timeout)
+        await asyncio.wait_for(waiting, timeout)
     except asyncio.TimeoutError:
         await _terminate(proc, readers)
-        partial = _decode(out, d_out[0]).strip()
+        partial = out.text.strip()
         msg = f"Command timed out after {timeout:g}s and was killed."
-        return ToolOutcome(msg + (f"\n[partial stdout]\n{partial}" if partial else ""), True)
+        return ToolOutcome(msg + (f"\n[partial stdout]\n{partial}" if partial else ""), True,
+                           TIMEOUT, out.dropped if partial else 0)
     except asyncio.CancelledError:
         await asyncio.shield(_terminate(proc, readers))
         raise
-    stdout, stderr = _decode(out, d_out[0]), _decode(err, d_err[0])
-    rc = proc.returncode
+    REAPER.settle(proc.pid)
+    return _bash_result(proc.returncode, out, err)
+
+
+def _bash_result(rc: int | None, out: TextCapture, err: TextCapture) -> ToolOutcome:
+    stdout, stderr = out.text, err.text
+    dropped = out.dropped + err.dropped
     if rc != 0:
         why = f"killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
         parts = [f"Command {why}."]
@@ -210,10 +233,10 @@ async def _run_bash(script: str, values: dict[str, str], timeout: float) -> Tool
             parts.append(f"[stderr]\n{stderr.rstrip()}")
         if stdout.strip():
             parts.append(f"[stdout]\n{stdout.rstrip()}")
-        return ToolOutcome("\n".join(parts), True)
+        return ToolOutcome("\n".join(parts), True, dropped=dropped)
     if stderr.strip():
         stdout = f"{stdout.rstrip()}\n[stderr]\n{stderr.rstrip()}" if stdout.strip() else f"[stderr]\n{stderr.rstrip()}"
-    return ToolOutcome(stdout, False)
+    return ToolOutcome(stdout, False, dropped=dropped)
 
 
 # --------------------------------------------------------------------------- http
@@ -226,7 +249,8 @@ async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], t
     method, _, url = target.partition(" ")
     method, url = method.strip().lower(), url.strip()
     if method not in HTTP_METHODS or not url:
-        return ToolOutcome(f"invalid http entrypoint 'http:{target}' (expected 'http:get URL' or 'http:post URL')", True)
+        return ToolOutcome(f"invalid http entrypoint 'http:{target}' (expected 'http:get URL' or 'http:post URL')",
+                           True, INVALID)
     known = set(schema.get("properties") or {}) | set(args)
     used: set[str] = set()
 
@@ -238,7 +262,7 @@ async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], t
 
     url = _PLACEHOLDER.sub(fill, url)
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-        return ToolOutcome(f"refusing non-http(s) URL {url!r}", True)
+        return ToolOutcome(f"refusing non-http(s) URL {url!r}", True, INVALID)
     rest = {k: v for k, v in args.items() if k not in used and v is not None}
     data = None
     headers = {"User-Agent": "birdie-tui", "Accept": "*/*"}
@@ -263,100 +287,25 @@ async def _http_call(method: str, url: str, data: bytes | None, headers: dict[st
                 async with client.stream(method, url, content=data, headers=headers) as resp:
                     body = await _body_text(resp)
     except (TimeoutError, httpx.TimeoutException):
-        return ToolOutcome(f"HTTP {method} {url} timed out after {timeout:g}s", True)
+        return ToolOutcome(f"HTTP {method} {url} timed out after {timeout:g}s", True, TIMEOUT)
     except httpx.HTTPError as exc:
         return ToolOutcome(f"HTTP request to {url} failed: {one_line(exc)}", True)
     if resp.is_error:
-        excerpt = body.strip()
+        excerpt = body.text.strip()
         if len(excerpt) > _ERROR_EXCERPT:
             excerpt = excerpt[:_ERROR_EXCERPT] + "…"
         status = f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip()
         return ToolOutcome(status + (f"\n{excerpt}" if excerpt else ""), True)
-    return ToolOutcome(body, False)
+    return ToolOutcome(body.text, False, dropped=body.dropped)
 
 
-async def _body_text(resp: Any) -> str:
-    """The body as text, at most `_READ_LIMIT` bytes of it (the rest is never downloaded)."""
-    raw = bytearray()
+async def _body_text(resp: Any) -> TextCapture:
+    """The body's text, decoded as it arrives; at most `_HTTP_LIMIT` bytes of it are read
+    (the rest is never downloaded) and only what can be shown is held."""
+    body = TextCapture(resp.encoding or "utf-8")
     async for chunk in resp.aiter_bytes():
-        raw.extend(chunk[:_READ_LIMIT - len(raw)])
-        if len(raw) >= _READ_LIMIT:
+        body.feed(chunk[:_HTTP_LIMIT - body.bytes])
+        if body.bytes >= _HTTP_LIMIT:
             break
-    try:
-        return bytes(raw).decode(resp.encoding or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
-        return bytes(raw).decode("utf-8", errors="replace")
-
-
-# --------------------------------------------------------------------------- python
-
-# (file, module) -> (stamp, module): an edited tools.py is re-imported on its next call.
-_MODULE_CACHE: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
-
-
-def _load_module(module: str, skill_dir: Path) -> Any:
-    """`module` from the skill's own folder if the file is there, else a normal import."""
-    rel = Path(*module.split("."))
-    for candidate in (skill_dir / rel.with_suffix(".py"), skill_dir / rel / "__init__.py"):
-        if candidate.is_file():
-            key = (str(candidate.resolve()), module)
-            stat = candidate.stat()
-            mtime = (stat.st_mtime_ns, stat.st_size)  # two saves within one tick differ in size
-            cached = _MODULE_CACHE.get(key)
-            if cached and cached[0] == mtime:
-                return cached[1]
-            digest = hashlib.sha1(str(skill_dir.resolve()).encode()).hexdigest()[:12]
-            unique = f"_birdie_skill_{digest}_{module.replace('.', '_')}"
-            spec = importlib.util.spec_from_file_location(unique, candidate)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {candidate}")
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[unique] = mod
-            try:
-                spec.loader.exec_module(mod)
-            except BaseException:
-                sys.modules.pop(unique, None)
-                raise
-            _MODULE_CACHE[key] = (mtime, mod)
-            return mod
-    return importlib.import_module(module)
-
-
-def _resolve(target: str, skill_dir: Path):
-    if ":" in target:
-        module, func = target.rsplit(":", 1)
-    else:
-        module, _, func = target.rpartition(".")
-    if not module or not func:
-        raise ValueError(f"invalid python entrypoint 'python:{target}' (expected module.function)")
-    obj = _load_module(module, skill_dir)
-    for part in func.split("."):
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise TypeError(f"'{target}' is not callable")
-    return obj
-
-
-async def _run_python(target: str, args: dict[str, Any], skill_dir: Path, timeout: float) -> ToolOutcome:
-    try:
-        return await asyncio.wait_for(_call_python(target, args, skill_dir), timeout)
-    except asyncio.TimeoutError:
-        return ToolOutcome(f"python:{target} timed out after {timeout:g}s", True)
-
-
-async def _call_python(target: str, args: dict[str, Any], skill_dir: Path) -> ToolOutcome:
-    try:
-        func = await asyncio.to_thread(_resolve, target, skill_dir)
-        if inspect.iscoroutinefunction(func):
-            result = await func(**args)
-        else:
-            result = await asyncio.to_thread(func, **args)
-            if inspect.isawaitable(result):
-                result = await result
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        return ToolOutcome(f"{type(exc).__name__}: {exc}", True)
-    if isinstance(result, str):
-        return ToolOutcome(result, False)
-    return ToolOutcome(json.dumps(result, default=str, ensure_ascii=False), False)
+    body.finish()
+    return body

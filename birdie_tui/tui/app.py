@@ -19,6 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from birdie_tui.service import BirdieError
+from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.keymap import apply_keymap
@@ -52,6 +53,7 @@ class BirdieApp(App[int]):
         self.resume_hint: str | None = None  # printed after exit: how to come back
         self._theme_warnings = register_themes(self, theme_dirs(self.environ))
         self.theme = self._initial_theme()
+        self.signals = SignalWatch(self.terminate_on_signal)
 
     @property
     def birdie(self) -> Any:
@@ -61,10 +63,22 @@ class BirdieApp(App[int]):
         return self.main
 
     def on_mount(self) -> None:
+        self.signals.install()
         for warning in self._theme_warnings:
             self.notify(warning, title="Theme", severity="warning")
         # After the first frame: the boot thread's imports would contend with the first layout.
         self.call_after_refresh(self.boot)
+
+    def terminate_on_signal(self, signum: int) -> None:
+        """SIGTERM/SIGHUP: the running turn is cancelled as Esc does (its tools killed, its
+        history repaired), then the app exits with 128+signum."""
+        async def leave() -> None:
+            try:
+                await self.main.turns.cancel()
+            finally:
+                self.exit(exit_status(signum))
+
+        self.run_worker(leave(), group="signal-exit", exclusive=True, exit_on_error=False)
 
     def heard(self, event: Any) -> None:
         """A change event from the front door (any thread): to the main screen's queue."""
@@ -157,7 +171,8 @@ class BirdieApp(App[int]):
 
     async def on_unmount(self) -> None:
         gc.unfreeze()  # what was frozen at boot may be collected again (an app in a test run)
-        if self.birdie is not None:
+        self.signals.remove()
+        if self.birdie is not None and not self.signals.hung_up:  # no terminal to print on
             command = self.birdie.resume_command()  # None: nothing was ever sent
             self.resume_hint = f"Resume this session: {command}" if command else None
         await self.booting.stop()
