@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import os
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,14 +31,18 @@ STOP_TIMEOUT = 8.0  # stdio_client itself waits 2 s, then terminates the process
 
 class ServerConnection:
     def __init__(self, spec: ServerSpec, *, log_path: Path, start_timeout: float,
-                 restarts: int = 0):
+                 restarts: int = 0,
+                 on_failed: Callable[[ServerConnection], None] | None = None):
         self.spec = spec
         self.log_path = log_path
         self.start_timeout = start_timeout
         self.restarts = restarts
+        self.on_failed = on_failed  # a start failed (not one we stopped): remember it
         self.state = NOT_STARTED
         self.error: str | None = None
-        self.failed_at: float | None = None
+        self.failed_at: float | None = None  # monotonic
+        self.retry_wall: float | None = None  # epoch seconds the failure is remembered until
+        self.inherited_from: float | None = None  # epoch: the failure of an earlier run
         self.tools: list[Any] = []  # mcp.types.Tool, as listed at start
         self.lc_tools: list[Any] | None = None  # their LangChain wrappers (the manager's)
         self._session: Any = None
@@ -120,6 +125,9 @@ class ServerConnection:
             self.fail(describe_failure(exc, self.spec, self.start_timeout, self.log_path,
                                        self._log_start))
             _note(log, f"failed: {self.error}")
+            if self.on_failed is not None and not self._stop.is_set():
+                with contextlib.suppress(Exception):  # remembering is a nicety, never a crash
+                    self.on_failed(self)
         self._resolve()
 
     def _resolve(self) -> None:
@@ -134,9 +142,15 @@ class ServerConnection:
         if spec.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
+            from birdie_tui.mcp.guardian import wrap
+
             if not os.path.isfile(spec.command or ""):
                 raise FileNotFoundError(f"command not found: {spec.command}")
-            params = StdioServerParameters(command=spec.command or "", args=list(spec.args),
+            if not os.access(spec.command or "", os.X_OK):
+                raise PermissionError(f"cannot run {spec.command}: permission denied")
+            # Under a guardian: the server dies with the app even if it never reads its stdin.
+            command, args = wrap(spec.command or "", list(spec.args))
+            params = StdioServerParameters(command=command, args=args,
                                            env=dict(spec.env) or None, cwd=spec.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
         elif spec.transport == "sse":

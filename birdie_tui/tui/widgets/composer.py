@@ -7,6 +7,11 @@ plain one only after later printable keys were inserted. Enter is one of them (T
 insert a newline first), so even Enter can be rebound through the keymap. ↑/↓ away from the first/
 last line move the cursor as usual; Tab in an empty composer moves focus on, and does nothing in
 a half-written message (the keys after it must not land elsewhere).
+
+A big paste (over 10,000 characters or 200 lines) shows as a one-line marker and is sent whole
+(`pastes.py`): typing stays instant after a 5 MB paste. Backspace or Delete next to a marker
+removes the whole paste. A message over `pastes.MESSAGE_LIMIT` (10 MB) is refused with a
+toast, and loses nothing: the text stays in the composer.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ from textual.binding import Binding, BindingsMap
 from textual.message import Message
 from textual.widgets import TextArea
 
+from birdie_tui.tui.widgets.pastes import MESSAGE_LIMIT, PasteShelf, byte_size, should_fold
+
 HISTORY_LIMIT = 1_000
+HISTORY_CHARS = 32 * 1024 * 1024  # ↑ history keeps big messages, but not without end
 HINT_MATCHES = 6
 
 
@@ -70,9 +78,11 @@ class Composer(TextArea):
         *,
         cursor_blink: bool = True,
         placeholder: str = "",
+        message_limit: int = MESSAGE_LIMIT,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        self._shelf = PasteShelf(message_limit)  # before TextArea loads `text`
         super().__init__(
             text, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
             highlight_cursor_line=False, placeholder=placeholder, id=id, classes=classes,
@@ -126,12 +136,71 @@ class Composer(TextArea):
         return self._keymapped[1]
 
     def action_submit(self) -> None:
-        text = self.text.strip()
+        folded = self.text.strip()
+        if not folded:
+            return
+        text = self._shelf.expand(folded).strip()  # a paste's own edges too
         if not text:
             return
+        if byte_size(text) > self._shelf.limit:
+            self.notify(f"Not sent: {self._shelf.too_big(folded)}.", title="Message too big",
+                        severity="error")
+            return
         self.add_history(text)
+        self._shelf.sent(folded, text)
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    # -- big pastes ---------------------------------------------------------------------------
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A big paste is held aside behind a marker; one that makes the message too big is
+        refused. A small one is left to TextArea (which runs after this handler)."""
+        if self.read_only or not should_fold(event.text):
+            return
+        event.prevent_default()
+        event.stop()
+        problem = self._shelf.too_big(self.text, event.text)
+        if problem is not None:
+            self.notify(f"Paste refused: {problem}.", title="Paste too big", severity="error")
+            return
+        if result := self._replace_via_keyboard(self._shelf.hold(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
+
+    def load_text(self, text: str) -> None:
+        """Load `text`; a big one (history, a message handed back) comes back as markers."""
+        super().load_text(self._shelf.fold(text))
+
+    @property
+    def full_text(self) -> str:
+        """The message as it would be sent: markers replaced by their pastes."""
+        return self._shelf.expand(self.text)
+
+    def action_delete_left(self) -> None:
+        if not self._delete_marker(before=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self._delete_marker(before=False):
+            super().action_delete_right()
+
+    def _delete_marker(self, *, before: bool) -> bool:
+        """Backspace after (Delete before) a paste marker removes the whole paste."""
+        if self.read_only or not self._shelf.pastes or not self.selection.is_empty:
+            return False
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        if before:
+            marker = self._shelf.marker_ending_at(line, col)
+            span = ((row, col - len(marker)), (row, col)) if marker else None
+        else:
+            marker = self._shelf.marker_starting_at(line, col)
+            span = ((row, col), (row, col + len(marker))) if marker else None
+        if span is None:
+            return False
+        self._delete_via_keyboard(*span)
+        return True
 
     def action_newline(self) -> None:
         start, end = self.selection
@@ -144,12 +213,21 @@ class Composer(TextArea):
         if text and (not self.input_history or self.input_history[-1] != text):
             self.input_history.append(text)
             del self.input_history[:-HISTORY_LIMIT]
+            self._bound_history()
         self._history_index = None
 
     def set_history(self, items: list[str]) -> None:
         """Replace the history, oldest first (e.g. the session's earlier user messages)."""
         self.input_history = [item for item in items if item][-HISTORY_LIMIT:]
+        self._bound_history()
         self._history_index = None
+
+    def _bound_history(self) -> None:
+        """Oldest entries go once the history holds more than HISTORY_CHARS (the newest
+        entry always stays)."""
+        total = sum(map(len, self.input_history))
+        while total > HISTORY_CHARS and len(self.input_history) > 1:
+            total -= len(self.input_history.pop(0))
 
     def action_history_previous(self) -> None:
         if not self.cursor_at_first_line or not self.input_history:

@@ -1,9 +1,29 @@
-"""The user's message in the log, shown exactly as typed."""
+"""The user's message in the log, shown exactly as typed: the whole of it, or for a big one
+(a 5 MB paste) its first lines and a note of how much more went to the model.
+
+Rendering is the cost: a Static wraps its whole text on every layout (measured: a 2 MB message
+took ~10 s to lay out). The preview (`preview.head`) is cut without splitting the whole text;
+`text` keeps the message itself (a reference, not a copy).
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
+
+from birdie_tui.tui.widgets.preview import head
+
+PREVIEW_CHARS = 4_000
+PREVIEW_LINES = 40
+
+
+def preview(text: str) -> tuple[str, str]:
+    """The start of `text` (at most PREVIEW_LINES lines and PREVIEW_CHARS characters) and a
+    note of what is not shown ("" when nothing is cut)."""
+    shown, rest = head(text, PREVIEW_LINES, PREVIEW_CHARS)
+    if not rest:
+        return shown, ""
+    return shown, f"… {rest} more — sent to Birdie whole; /export shows it in full"
 
 
 class UserMessage(Static):
@@ -25,6 +45,11 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(Text(text), id=id, classes=classes)
+        shown, note = preview(text)
+        content = Text(shown)
+        if note:
+            content.append("\n" + note, style="italic")
+        super().__init__(content, id=id, classes=classes)
         self.text = text
+        self.truncated = bool(note)
         self.border_title = "you"

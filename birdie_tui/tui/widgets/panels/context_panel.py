@@ -37,6 +37,7 @@ from birdie_tui.tui.widgets.panels.context_lines import (
     legend,
     segment_prompt,
 )
+from birdie_tui.tui.widgets.preview import bounded_markdown
 
 __all__ = ["EMPTY_TEXT", "ContextPanel", "injection_prompt", "reason_label"]
 
@@ -271,6 +272,8 @@ class ContextPanel(Vertical):
         else:
             title, text = "", ""
         self._body_scroll.border_title = title
+        # A 10,000-line body would take the Markdown widget ~15 s (the app frozen meanwhile).
+        text = bounded_markdown(text, where="the model got all of it; the skill's file has it")
         if self.body.source != text:
             self.body.update(text)
             self._body_scroll.scroll_home(animate=False)
