@@ -2,13 +2,21 @@
 
 Rules (the session list, the token panel and a vendor's bill must agree):
 
-- Every model call that completed is counted, even when the turn was then cancelled (Esc),
-  failed, or its reader went away: a paid vendor bills it.
+- The counts follow the checkpointed history, step by step (`settle`, run by the engine after
+  each checkpoint it writes and when it reads a history back): a turn counts from the moment
+  its user message is on disk, a model call's tokens from the moment its AI message is. So
+  whatever moment the process dies at, `turns` is the number of user messages in the history
+  and the totals the sum of its calls' usage (a kill in the millisecond between the checkpoint
+  and the JSON write is caught up on the next open: `history_counted` says how far counting
+  got). A call that completed but never reached the history (cancelled just then) is added
+  when the turn ends (`add_unrecorded`): a paid vendor bills it.
 - A turn counts once. `/retry` takes the last turn back (`turns` − 1, its `token_log` entry
   removed) but keeps its tokens in the totals, since they were spent; they are parked in the
   session's `retry_carry` and folded into the entry of the turn that replaces it. So after a
   turn and any number of retries: `turns` == 1, one `token_log` entry, and that entry and the
   totals both equal the sum of every model call made.
+- A session whose counts were kept by someone else (Birdie, or a version from before
+  `history_counted`) is taken as it is: counting goes on from the end of its history.
 """
 
 from __future__ import annotations
@@ -18,7 +26,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from birdie_tui.store import SessionMeta, SessionStore
+from birdie_tui.agent.ledger import Price, call_cost
+from birdie_tui.store import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
+from birdie_tui.text import content_text
 
 TITLE_CHARS = 60
 
@@ -49,9 +59,9 @@ def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int
 def record_turn(store: SessionStore, meta: SessionMeta, text: str, used_in: int,
                 used_out: int, *, cached: int = 0, cost: float | None = 0.0,
                 model: str | None = None) -> None:
-    """Count one turn (finished, failed or cancelled) with the tokens of its completed calls
-    (`cached` of them from the prompt cache) and what they cost (None: a price unknown), made
-    by `model` (its label, for the per-turn records of `/cost`)."""
+    """Count one whole turn at once with the tokens of its completed calls (`cached` of them
+    from the prompt cache) and what they cost (None: a price unknown), made by `model` (its
+    label, for the per-turn records of `/cost`). The engine counts step by step (`settle`)."""
     if meta.title is None:
         meta.title = title_from(text)
     carry = meta.retry_carry or {}
@@ -61,8 +71,9 @@ def record_turn(store: SessionStore, meta: SessionMeta, text: str, used_in: int,
                       cached=cached, cost=cost, model=model)
 
 
-def take_back_turn(store: SessionStore, meta: SessionMeta) -> None:
-    """Un-count the last turn for a retry; its spent tokens stay in the totals and are carried."""
+def take_back_turn(meta: SessionMeta, through: str | None) -> bool:
+    """Un-count the last turn for a retry (a `SessionStore.update` change): its spent tokens
+    stay in the totals and are carried; the history now ends at message `through`."""
     carry = dict(meta.retry_carry or {"input": 0, "output": 0})
     if meta.token_log and meta.turns > 0:
         last = meta.token_log.pop()
@@ -70,4 +81,91 @@ def take_back_turn(store: SessionStore, meta: SessionMeta) -> None:
                  "output": carry.get("output", 0) + last.get("output", 0)}
     meta.turns = max(0, meta.turns - 1)
     meta.retry_carry = carry if carry["input"] or carry["output"] else None
-    store.save(meta)
+    meta.counted = {"through": through, "turns": meta.turns}
+    return True
+
+
+def settle(meta: SessionMeta, messages: Sequence[Any], *, price: Price | None,
+           model: str = "") -> tuple[int, int]:
+    """Count in `meta` (in place) what `messages`, the checkpointed history, holds beyond
+    `meta.counted`: each user message a turn, each AI message's usage its tokens. Returns
+    the (input, output) tokens added. A history that does not contain the last message
+    counted (rewritten elsewhere), or counts kept by someone else, are taken as they are."""
+    mark = meta.counted
+    last = messages[-1].id if messages else None
+    start = _resume_at(mark, meta.turns, messages)
+    if start is None:
+        meta.counted = {"through": last, "turns": meta.turns}
+        return 0, 0
+    added_in = added_out = 0
+    for msg in messages[start:]:
+        if isinstance(msg, HumanMessage):
+            _open_turn(meta, msg, model)
+        elif isinstance(msg, AIMessage) and msg.usage_metadata:
+            usage = msg.usage_metadata
+            spent_in = int(usage.get("input_tokens", 0) or 0)
+            spent_out = int(usage.get("output_tokens", 0) or 0)
+            details = usage.get("input_token_details") or {}
+            add_call(meta, spent_in, spent_out, int(details.get("cache_read", 0) or 0), price)
+            added_in, added_out = added_in + spent_in, added_out + spent_out
+    meta.counted = {"through": last, "turns": meta.turns}
+    return added_in, added_out
+
+
+def _resume_at(mark: dict[str, Any] | None, turns: int, messages: Sequence[Any]) -> int | None:
+    """Where counting goes on in `messages`; None: start counting from their end."""
+    if mark is None or mark.get("turns") != turns:
+        return None
+    through = mark.get("through")
+    if through is None:
+        return 0
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].id == through:
+            return index + 1
+    return None
+
+
+def _open_turn(meta: SessionMeta, message: Any, model: str) -> None:
+    if meta.title is None:
+        meta.title = title_from(content_text(message.content))
+    carry = meta.retry_carry or {}
+    meta.retry_carry = None
+    if meta.cost_usd is None and not (meta.input_tokens or meta.output_tokens):
+        meta.cost_usd = 0.0  # a session that starts with prices recorded
+    meta.turns += 1
+    meta.token_log.append({"input": int(carry.get("input", 0)),
+                           "output": int(carry.get("output", 0))})
+    del meta.token_log[:-TOKEN_LOG_LIMIT]
+    meta.turn_costs.append({"turn": meta.turns, "model": model, "input": 0, "cached": 0,
+                            "output": 0, "cost": 0.0})
+    del meta.turn_costs[:-TOKEN_LOG_LIMIT]
+
+
+def add_call(meta: SessionMeta, spent_in: int, spent_out: int, cached: int,
+             price: Price | None) -> None:
+    """One model call's tokens: into the totals and into the current turn's entries."""
+    cost = call_cost(price, spent_in, spent_out, cached)
+    meta.input_tokens += spent_in
+    meta.output_tokens += spent_out
+    meta.cached_input_tokens += cached
+    meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
+    if meta.token_log:
+        entry = meta.token_log[-1]
+        entry["input"] = entry.get("input", 0) + spent_in
+        entry["output"] = entry.get("output", 0) + spent_out
+    if meta.turn_costs:
+        record = meta.turn_costs[-1]
+        for key, value in (("input", spent_in), ("output", spent_out), ("cached", cached)):
+            record[key] = int(record.get(key, 0) or 0) + value
+        record["cost"] = None if cost is None or record.get("cost") is None \
+            else record["cost"] + cost
+
+
+def add_unrecorded(meta: SessionMeta, spent_in: int, spent_out: int,
+                   price: Price | None) -> bool:
+    """Tokens of calls that completed but never reached the history (a `SessionStore.update`
+    change): billed all the same."""
+    if spent_in <= 0 and spent_out <= 0:
+        return False
+    add_call(meta, max(spent_in, 0), max(spent_out, 0), 0, price)
+    return True

@@ -1,5 +1,6 @@
 """A session's life in the engine: open (lazily, unsaved until its first turn), new, switch,
-list, rename, delete, and keeping its checkpointed history valid (`repair_session`).
+list, rename, delete, taking the last turn back (`/retry`), and keeping its checkpointed
+history valid (`repair_session`).
 
 A mixin of `Engine`, split out along the seam between sessions and turns; it uses the engine's
 session store, policy, registry, ledger and graph.
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from birdie_tui.agent.accounting import take_back_turn
 from birdie_tui.agent.events import SessionOpened
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
@@ -23,6 +25,7 @@ from birdie_tui.agent.options import EngineError
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.store import SessionMeta
 from birdie_tui.store.paths import validate_session_id
+from birdie_tui.text import content_text
 
 INTERRUPTED_MARK = "*[interrupted]*"
 UNLIMITED_STEPS = 1_000_000  # graph steps of a turn without a tool-call limit (Esc stops it)
@@ -42,6 +45,11 @@ class SessionOps:
     _saver: Any
     # The open session's history may be invalid: repair it before the next turn.
     needs_repair: bool = True
+    _known_head: str | None = None  # these two and `_settle`: see SessionGuard
+    _settled_through: str | None = None
+    _settle: Any
+    session_turn: Any
+    history_writable: Any
 
     def set_skill_enabled(self, name: str, enabled: bool) -> Any:  # defined by Engine
         raise NotImplementedError
@@ -70,6 +78,7 @@ class SessionOps:
         if not meta.saved:
             meta.enabled_skills = self.policy.enabled_names
             meta.disabled_skills = self.policy.disabled_names
+            meta.counted = {"through": None, "turns": 0}  # count its history from the start
             self.sessions.create(meta=meta)
         return meta
 
@@ -120,6 +129,7 @@ class SessionOps:
     def _activate(self, meta: SessionMeta) -> None:
         self.session = meta
         self.needs_repair = True  # a history this engine has not checked yet
+        self._known_head = self._settled_through = None  # see SessionGuard
         self.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
 
     async def new_session(self) -> SessionMeta:
@@ -168,6 +178,32 @@ class SessionOps:
             return await self.new_session()
         return None
 
+    async def take_last_turn(self) -> str:
+        """Remove the last user turn (its message and everything after) from the history and
+        return its text, so `/retry` can run it again. The turn is un-counted, its tokens stay
+        spent and join the next turn's token_log entry (see `agent.accounting`)."""
+        meta = self.require_session()
+        if not meta.saved:
+            raise EngineError("nothing to retry: this session has no message yet")
+        async with self.session_turn() as busy:
+            if busy is not None:
+                raise EngineError(busy)
+            history = await self.messages()
+            index = next((i for i in range(len(history) - 1, -1, -1)
+                          if isinstance(history[i], HumanMessage)), None)
+            if index is None:
+                raise EngineError("nothing to retry: this session has no message yet")
+            if index == 0:  # an empty history: drop the thread (an update needs a last message)
+                await self._saver.adelete_thread(meta.id)
+            else:
+                await self._graph.aupdate_state(self._config(), {"messages": replace_all(
+                    history[:index])}, as_node="agent")
+            through = history[index - 1].id if index else None
+            taken = self.sessions.update(meta.id, lambda disk: take_back_turn(disk, through))
+            if taken is not None:
+                meta.absorb(taken)
+        return content_text(history[index].content)
+
     async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
         """The history of `session_id` (default: the open session; [] while it is unsaved)."""
         current = self.session
@@ -210,15 +246,32 @@ class SessionOps:
                                ) -> tuple[list[BaseMessage], bool]:
         """`repair_session`, returning (the history as it now stands, whether it changed):
         one read of the checkpoint instead of a repair and then a read. Clears
-        `needs_repair` once a saved session's history is known to be valid."""
+        `needs_repair` once a saved session's history is known to be valid. Done under the
+        session's turn lock (this turn's, or taken for the moment): while another process runs
+        a turn on the session, its history is only read (that turn keeps it valid and counted)
+        and `needs_repair` stays set."""
         if not self.session_saved:
             return [], False  # no history yet
+        async with self.history_writable() as writable:
+            return await self._repair_now(partial_reply, writable)
+
+    async def _repair_now(self, partial_reply: str | None, writable: bool
+                          ) -> tuple[list[BaseMessage], bool]:
         config = self._config()
         head = await self._head_checkpoint(config["configurable"]["thread_id"])
         state = await self._graph.aget_state(config)
         history = list(state.values.get("messages", [])) if state and state.values else []
         # The read serves the transcript and context panel that follow an open, too.
         self._history_cache = (config["configurable"]["thread_id"], head, history)
+        if not writable:
+            return history, False
+        self._known_head = head
+        self._settle(history)  # what a process killed in the middle of a step left uncounted
+        if state is not None and state.interrupts:
+            # A step waiting for approval (valid: its calls have stand-in answers) stays as it
+            # is, to be asked again or answered by `--approve`/`--deny`.
+            self.needs_repair = False
+            return history, False
         fixed, changed = repair_history(history)
         ends_open = bool(fixed) and not isinstance(fixed[-1], AIMessage)
         if partial_reply is not None and ends_open:

@@ -1,7 +1,9 @@
 """On-disk state of birdie-tui under BIRDIE_HOME, compatible with Birdie 0.1.5's layout.
 
-Owns paths, atomic JSON I/O, session metadata, long-term memory and settings. It imports neither
-textual nor langgraph; checkpoint rows are only ever deleted here, with plain sqlite3.
+Owns paths, atomic JSON I/O, session metadata and the locks that let processes share it,
+long-term memory and settings. It imports neither textual nor langgraph; checkpoint rows are only
+ever deleted by SQL written here (`sessions`, `checkpoint_prune`: the engine runs the per-step
+pruning statement on its own connection).
 """
 
 from .jsonio import move_aside, read_json, write_json_atomic

@@ -42,16 +42,21 @@ def dumps_readable(data: Any) -> str:
     the C encoder: `indent=2` falls back to the pure-Python one, which made saving a session
     with its 200-entry token logs cost ~3.5 ms a turn."""
     if not isinstance(data, dict) or not data:
-        return json.dumps(data, ensure_ascii=False) + "\n"
+        return _encode(data) + "\n"
     lines = []
     for key, value in data.items():
-        head = f"  {json.dumps(str(key), ensure_ascii=False)}: "
+        head = f"  {_encode(str(key))}: "
         if isinstance(value, list) and value:
-            items = ",\n".join(f"    {json.dumps(v, ensure_ascii=False)}" for v in value)
-            lines.append(f"{head}[\n{items}\n  ]")
+            items = ",\n    ".join(map(_encode, value))
+            lines.append(f"{head}[\n    {items}\n  ]")
         else:
-            lines.append(head + json.dumps(value, ensure_ascii=False))
+            lines.append(head + _encode(value))
     return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+# One encoder for every value: `json.dumps(..., ensure_ascii=False)` builds a new one per call,
+# which was most of the cost of a session file's 200-entry logs (written after each model call).
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _fsync_dir(directory: Path) -> None:

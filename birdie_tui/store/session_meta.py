@@ -5,11 +5,19 @@ value: it gets its default.
 Birdie 0.15 adds its own totals, ``total_input_tokens``/``total_output_tokens``/``total_cost_usd``
 (and ``approved_skills`` and other keys, kept in ``extra``). Totals only grow, so a session's
 token totals are the larger of ours and those; its cost is ours, else Birdie's when it has one.
-A file that carries Birdie's totals gets them written back updated, so Birdie reads them right."""
+A file that carries Birdie's totals gets them written back updated, so Birdie reads them right.
+
+``history_counted`` says how far the counts have followed the checkpointed history: the id of the
+last message counted and the ``turns`` value that went with it (see `agent.accounting`).
+
+A loaded session remembers the dict it was read as (``base``), so that saving it changes on disk
+only the keys changed in memory (`store.session_merge`): another process may have counted a turn
+or toggled a skill since."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -19,7 +27,7 @@ TOKEN_LOG_LIMIT = 200
 _KNOWN_KEYS = (
     "id", "user_id", "created_at", "updated_at", "turns", "enabled_skills", "disabled_skills",
     "title", "input_tokens", "output_tokens", "token_log", "retry_carry",
-    "cached_input_tokens", "cost_usd", "turn_costs",
+    "cached_input_tokens", "cost_usd", "turn_costs", "history_counted",
 )
 
 
@@ -99,8 +107,33 @@ class SessionMeta:
     extra: dict[str, Any] = field(default_factory=dict)
     # Tokens of a turn taken back by /retry, counted in the totals, not yet in token_log.
     retry_carry: dict[str, int] | None = None
+    # How far the counts follow the history: {"through": message id or None, "turns": int}.
+    # None: not known (a session from before, or written by Birdie): nothing is recounted.
+    counted: dict[str, Any] | None = None
     # False for a new session not yet written (its id is provisional); never stored on disk.
     saved: bool = True
+    # What the file held when this object last read or wrote it (see `base`); not stored.
+    _raw: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    _base: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    def base(self) -> dict[str, Any] | None:
+        """The `to_dict` form this object last had in common with the file (None: never read
+        or written), computed lazily: listing thousands of sessions never pays for it."""
+        if self._base is None and self._raw is not None:
+            self._base = SessionMeta.from_dict(self._raw, id=self.id,
+                                               user_id=self.user_id).to_dict()
+        return self._base
+
+    def mark_written(self, data: dict[str, Any]) -> None:
+        """`data` (this object's `to_dict`) is now what it has in common with the file."""
+        self._raw, self._base = None, data
+
+    def absorb(self, other: SessionMeta) -> None:
+        """Take every field of `other` (the file as just read), in place: whoever holds this
+        object sees the fresh values."""
+        for f in fields(self):
+            if f.name != "saved":
+                setattr(self, f.name, getattr(other, f.name))
 
     @property
     def is_empty(self) -> bool:
@@ -136,6 +169,8 @@ class SessionMeta:
             data["turn_costs"] = [
                 {**e, "cost": None if e.get("cost") is None else round(e["cost"], 8)}
                 for e in self.turn_costs[-TOKEN_LOG_LIMIT:]]
+        if self.counted is not None:
+            data["history_counted"] = dict(self.counted)
         # Birdie 0.15's totals, where the file has them (they stay at their place in the file).
         for key, value in (("total_input_tokens", self.input_tokens),
                            ("total_output_tokens", self.output_tokens),
@@ -172,8 +207,19 @@ class SessionMeta:
             cached_input_tokens=_as_int(data.get("cached_input_tokens")),
             turn_costs=_as_turn_costs(data.get("turn_costs")),
             cost_usd=_as_cost(data["cost_usd"]) if "cost_usd" in data else _birdie_cost(data),
-            extra={k: v for k, v in data.items() if k not in _KNOWN_KEYS},
+            # A copy: a list changed in place in memory must not change `base` with it.
+            extra={k: copy.deepcopy(v) for k, v in data.items() if k not in _KNOWN_KEYS},
+            counted=_as_counted(data.get("history_counted")),
+            _raw=data,
         )
+
+
+def _as_counted(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    through = value.get("through")
+    return {"through": through if isinstance(through, str) and through else None,
+            "turns": _as_int(value.get("turns"))}
 
 
 def _birdie_cost(data: dict[str, Any]) -> float | None:

@@ -8,6 +8,11 @@ allocation counts (Birdie 0.1.5 only reads ``<id>.json`` and never sees it).
 
 Lists for people (the browser, ``sessions list``) come from `SessionStore.summaries`, served by
 a rebuildable cache, ``.session-index`` (see `session_index`); `list` reads every file.
+
+Several processes may share a session (see `session_lock`): writes are read-modify-write under
+the user's write lock — `save` merges what this process changed into the file as it is now
+(`session_merge`), `update` applies a change to the file's current content — and a turn holds
+the session's turn lock (`turn_lock`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -23,11 +29,14 @@ from .jsonio import FILE_MODE, dumps_readable, read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
 from .session_index import SESSION_FILE_RE as _SESSION_FILE_RE
 from .session_index import SessionIndex
+from .session_lock import WRITE_LOCK_NAME, TurnLock, write_lock
+from .session_merge import merge_session
 from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, SessionSummary, _as_int, _now
 
 __all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore", "SessionSummary"]
 
 TOMBSTONE_SUFFIX = ".deleted"
+LOCK_SUFFIX = ".lock"
 # A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
 _IN_FLIGHT_SECONDS = 30.0
 
@@ -133,13 +142,14 @@ class SessionStore:
                 meta = SessionMeta(id=sid, user_id=self.user)
             meta.id, meta.user_id = sid, self.user
             meta.created_at = meta.updated_at = now
-            payload = dumps_readable(meta.to_dict()).encode()
+            data = meta.to_dict()
             try:
-                os.write(fd, payload)
+                os.write(fd, dumps_readable(data).encode())
                 os.fsync(fd)
             finally:
                 os.close(fd)
             meta.saved = True
+            meta.mark_written(data)
             return meta
 
     # -- reading -------------------------------------------------------------------------------
@@ -228,12 +238,57 @@ class SessionStore:
     # -- writing -------------------------------------------------------------------------------
 
     def save(self, meta: SessionMeta) -> None:
-        """Write ``meta`` atomically, stamping ``updated_at``."""
+        """Write ``meta`` atomically, stamping ``updated_at``: the keys changed in memory since
+        it was read, over the file as it is now (see `session_merge`)."""
         path = self.paths.session_file(self.user, meta.id)
         self.paths.ensure_user_dir(self.user)
         meta.user_id = meta.user_id or self.user
         meta.updated_at = _now()
-        write_json_atomic(path, meta.to_dict())
+        mine = meta.to_dict()
+        with self.write_lock():
+            base = meta.base()
+            disk = self._read_current(path) if base is not None else None
+            write_json_atomic(path, merge_session(base, mine, disk))
+        meta.mark_written(mine)
+
+    def update(self, session_id: str, change: Callable[[SessionMeta], bool | None]
+               ) -> SessionMeta | None:
+        """Apply ``change`` to the session as the file holds it now and write it back, all
+        under the write lock. ``change`` returns True (the session was active: ``updated_at``
+        is stamped), False (write it as it is) or None (nothing changed: no write). Returns
+        the session as it now stands, or None if there is no file."""
+        path = self.paths.session_file(self.user, session_id)
+        with self.write_lock():
+            data = self._read_current(path)
+            if data is None:
+                return None
+            meta = SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+            active = change(meta)
+            if active is None:
+                return meta
+            if active:
+                meta.updated_at = _now()
+            written = meta.to_dict()
+            write_json_atomic(path, written)
+        meta.mark_written(written)
+        return meta
+
+    def _read_current(self, path: Path) -> dict | None:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return None
+        return self._read(path, st)
+
+    def write_lock(self):
+        """The user's write lock (see `session_lock`), a context manager."""
+        self.paths.ensure_user_dir(self.user)
+        return write_lock(self.user_dir / WRITE_LOCK_NAME)
+
+    def turn_lock(self, session_id: str) -> TurnLock:
+        """The session's turn lock (not taken yet)."""
+        self.paths.ensure_user_dir(self.user)
+        return TurnLock(self.paths.session_file(self.user, session_id).with_suffix(LOCK_SUFFIX))
 
     def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int, *,
                     carried: tuple[int, int] = (0, 0), cached: int = 0,
@@ -278,6 +333,10 @@ class SessionStore:
         path = self.paths.session_file(self.user, session_id)
         self._delete_checkpoint_rows(session_id)
         self._write_tombstone(session_id)
+        try:
+            path.with_suffix(LOCK_SUFFIX).unlink()
+        except FileNotFoundError:
+            pass
         try:
             path.unlink()
         except FileNotFoundError:

@@ -31,6 +31,14 @@ class Settings(BaseModel):
     skill_max_loaded: int = Field(3, ge=0, le=100)
     # Compact the conversation when the context reaches this share of the window (0 = never).
     auto_compact: int = Field(80, ge=0, le=100)
+    # Approval rules, as `tool` or `tool(glob over the command)`: {"allow": [...], "ask": [...],
+    # "deny": [...]} (agent.approvals); and the mode a new app starts in.
+    permissions: dict[str, list[str]] = Field(default_factory=dict)
+    approval_mode: Literal["ask", "auto", "read-only"] = "ask"
+    # A bell and an OSC 9 notification when a turn ends or an approval waits, unfocused.
+    notify: bool = True
+    # The longest `timeout_s` a model may ask of a bash/http tool without its own `timeout:`.
+    tool_max_timeout: float = Field(600.0, ge=1, le=86400)
 
 
 def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:
