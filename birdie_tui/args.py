@@ -41,8 +41,16 @@ def main_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     parser.add_argument("--theme", help="theme name (e.g. birdie-dark, birdie-light, nord)")
     parser.add_argument("--print", "-p", "--prompt", dest="message", metavar="MESSAGE",
-                        help="run one turn headless and print the reply "
-                        "(-p and --prompt are aliases)")
+                        nargs="?", const="",
+                        help="run one turn headless and print the reply (-p and --prompt are "
+                        "aliases); `-`, or no MESSAGE with stdin not a terminal, reads it from "
+                        "standard input")
+    parser.add_argument("--approve", action="append", default=[], metavar="CALL_ID",
+                        help="with --print --session-id: run this pending tool call and "
+                        "finish the turn (repeatable; `all` for every pending call)")
+    parser.add_argument("--deny", action="append", default=[], metavar="CALL_ID",
+                        help="with --print --session-id: refuse this pending tool call "
+                        "(repeatable; `all` for every pending call)")
     parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
                         help="with --print: the reply as text, or one JSON event per line")
     return parser
@@ -75,6 +83,14 @@ def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
     args = parser.parse_args(list(argv))
     if args.continue_session and args.session_id:
         parser.error("--continue and --session-id cannot be used together")
+    if args.approve or args.deny:
+        if args.message is None:
+            parser.error("--approve/--deny answer a pending approval: use them with --print")
+        if args.message not in ("", None):
+            parser.error("--approve/--deny resume the pending turn: send a new message with "
+                         "another --print")
+        if not (args.session_id or args.continue_session):
+            parser.error("--approve/--deny need the session: add --session-id SID")
     return args
 
 

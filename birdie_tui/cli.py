@@ -37,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return headless.sessions_command(sessions_parser().parse_args(argv[1:]))
         args = parse_main_args(argv)
         if args.message is not None:
+            problem = headless.read_message(args)
+            if problem is not None:
+                return fail(problem)
             return headless.print_command(args)
     except KeyboardInterrupt:
         return fail("interrupted", 130)

@@ -4,10 +4,14 @@ Each command returns an exit code; user-facing problems become one line on stder
 
 Exit statuses of `--print`:
   0  the turn ran and finished
-  1  the turn failed (provider or engine error; the session keeps a valid history)
+  1  the turn failed (provider or engine error; the session keeps a valid history), or the
+     session stayed busy with another process's turn for BIRDIE_SESSION_WAIT seconds
   2  bad input: usage, unknown/invalid/corrupt session, unknown skill, missing key (nothing created)
-  3  the turn finished, but a tool that needs approval was refused (rerun with --auto-approve)
+  3  the turn finished, but a tool call was denied by a rule or the read-only mode
+  4  the turn stopped: a tool call waits for approval (the session keeps it; answer with
+     `--print --session-id SID --approve CALL_ID|all` or `--deny CALL_ID|all`)
   130 interrupted, 141 output closed (broken pipe)
+  143, 129  stopped by SIGTERM / SIGHUP: the running turn was cancelled, the session kept
 In text mode the command that resumes the session is printed to stderr after the turn.
 Files found damaged and moved aside are reported on stderr as `birdie-tui: recovered: ...`.
 """
@@ -20,12 +24,17 @@ import contextlib
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+from birdie_tui.signals import cancel_on_signal
 
 
 EXIT_TURN_FAILED = 1
 EXIT_USAGE = 2
 EXIT_APPROVAL_REFUSED = 3
+EXIT_APPROVAL_PENDING = 4
+STDIN_LIMIT = 32 * 1024 * 1024  # bytes of a message read from standard input
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
@@ -93,7 +102,67 @@ def print_command(args: argparse.Namespace) -> int:
         finally:
             await birdie.close()
 
-    return _guarded(run)
+    # SIGTERM/SIGHUP: the turn is cancelled as Esc would (tools killed, history repaired),
+    # then exit 128+signum (birdie_tui.signals)
+    return _guarded(lambda: cancel_on_signal(run()))
+
+
+def read_message(args: argparse.Namespace) -> str | None:
+    """Fill `args.message` from standard input when it is `-`, or when no message was given
+    and stdin is not a terminal (`cat notes | birdie-tui -p`): beyond the OS argument limit.
+    Returns a problem to report (usage), or None."""
+    if args.approve or args.deny:
+        return None
+    wanted = args.message == "-" or (args.message == "" and not _stdin_is_tty())
+    if not wanted:
+        return None if args.message else (
+            "--print needs a message (or `-` to read it from standard input)")
+    try:
+        data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    except (OSError, ValueError, AttributeError) as exc:
+        return f"could not read the message from standard input: {exc}"
+    if len(data) > STDIN_LIMIT:
+        return f"the message on standard input is over {STDIN_LIMIT // (1024 * 1024)} MB"
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        return "the message on standard input is empty"
+    args.message = text
+    return None
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is None or sys.stdin.isatty()
+    except (OSError, ValueError):
+        return True
+
+
+def _answers(pending: list[Any], args: argparse.Namespace) -> dict[str, Any]:
+    """`--approve`/`--deny` as an answer per pending call; raises BirdieError when one is
+    left unanswered or names no pending call."""
+    from birdie_tui.service import BirdieError
+    from birdie_tui.service.rows import ApprovalAnswer
+
+    ids = [request.id for request in pending]
+    listed = ", ".join(f"{r.id} ({r.name})" for r in pending)
+    if not pending:
+        raise BirdieError("this session has no tool call waiting for approval")
+    unknown = [c for c in [*args.approve, *args.deny] if c != "all" and c not in ids]
+    if unknown:
+        raise BirdieError(f"no pending call {unknown[0]!r}; waiting: {listed}")
+    answers = {}
+    for call_id in ids:
+        if call_id in args.deny:
+            answers[call_id] = ApprovalAnswer("deny", reason="denied with --deny")
+        elif call_id in args.approve or "all" in args.approve:
+            answers[call_id] = ApprovalAnswer("allow")
+        elif "all" in args.deny:
+            answers[call_id] = ApprovalAnswer("deny", reason="denied with --deny")
+    missing = [r for r in pending if r.id not in answers]
+    if missing:
+        raise BirdieError("answer every pending call (or use `all`); still waiting: "
+                          + ", ".join(f"{r.id} ({r.name})" for r in missing))
+    return answers
 
 
 async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
@@ -101,6 +170,12 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     from birdie_tui.secrets import scrub
     from birdie_tui.service import BirdieError
 
+    resuming = bool(args.approve or args.deny)
+    if resuming:
+        try:
+            answers = _answers(await birdie.pending_approvals(), args)
+        except BirdieError as exc:
+            return _fail(str(exc))
     # The session file is created only now, when the turn is sure to run.
     try:
         session_id = birdie.save_session()
@@ -109,39 +184,65 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     stream_json = args.output_format == "stream-json"
     if stream_json:
         _emit(SessionOpened(id=session_id, new=new).to_dict())
+    if args.auto_approve:
+        birdie.set_approval_mode("auto")
 
-    refused: list[str] = []
+    outcome = await _stream_turn(birdie.resume(answers) if resuming else birdie.send(args.message),
+                                 stream_json, args)
+    if not stream_json and outcome.reply:
+        reply = scrub(outcome.reply)
+        sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
+        sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
+    if outcome.error:
+        return _fail(outcome.error, EXIT_TURN_FAILED)
+    code = 0
+    if outcome.waiting:
+        for event in outcome.waiting:
+            args_text = json.dumps(event.args, ensure_ascii=False, default=str)
+            _fail(f"approval needed: {event.name} {_short(args_text)} (call {event.id})")
+        ids = " ".join(f"--approve {e.id}" for e in outcome.waiting)
+        code = _fail(f"the turn waits; answer with: birdie-tui --print --session-id "
+                     f"{session_id} {ids}   (or --deny CALL_ID, or --approve all)",
+                     EXIT_APPROVAL_PENDING)
+    elif outcome.denied:
+        code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
+                     "or the read-only mode)", EXIT_APPROVAL_REFUSED)
+    if not stream_json and not outcome.waiting:
+        print(f"Resume this session: {birdie.resume_command()}", file=sys.stderr)
+    return code
 
-    async def approver(call: dict[str, Any], skill: str) -> bool:
-        if not args.auto_approve:
-            refused.append(str(call.get("name") or "?"))
-        return bool(args.auto_approve)
 
+@dataclass
+class _Outcome:
+    reply: str = ""
     error: str | None = None
-    reply = ""
+    waiting: list[Any] = field(default_factory=list)  # approval events left pending
+    denied: list[str] = field(default_factory=list)  # tools refused by a rule or the mode
+
+
+async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace) -> _Outcome:
+    """Write a turn's events (stream-json) and gather what the exit status depends on."""
+    outcome = _Outcome()
     # aclosing: if writing fails (closed pipe), the turn is closed and its history
     # repaired now, while the checkpointer is still open.
-    async with contextlib.aclosing(birdie.send(args.message, approver=approver)) as events:
+    async with contextlib.aclosing(turn) as events:
         async for event in events:
             if stream_json:
                 _emit(event.to_dict())
             if event.type == "error":
-                error = event.message
+                outcome.error = event.message
             elif event.type == "done":
-                reply = event.text
-    if not stream_json and reply:
-        reply = scrub(reply)
-        sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
-        sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
-    if error:
-        return _fail(error, EXIT_TURN_FAILED)
-    code = 0
-    if refused:
-        code = _fail(f"refused to run {', '.join(dict.fromkeys(refused))}: it needs approval; "
-                     "rerun with --auto-approve to allow it", EXIT_APPROVAL_REFUSED)
-    if not stream_json:
-        print(f"Resume this session: {birdie.resume_command()}", file=sys.stderr)
-    return code
+                outcome.reply = event.text
+            elif event.type == "approval" and event.decision == "pending":
+                outcome.waiting.append(event)
+            elif event.type == "approval" and event.decision == "denied" \
+                    and event.id not in args.deny and "all" not in args.deny:
+                outcome.denied.append(event.name)
+    return outcome
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more)"
 
 
 def _emit(obj: dict[str, Any]) -> None:

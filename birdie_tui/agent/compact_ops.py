@@ -46,7 +46,7 @@ class Compaction:
 
 class CompactOps:
     """Needs from the engine: `_graph`, `_config()`, `model`, `provider`, `settings`, `session`,
-    `context_window`, `ledger`, `price`, `sessions`, `require_session()`."""
+    `context_window`, `ledger`, `price`, `sessions`, `require_session()`, `session_turn()`, `pending_approvals()`."""
 
     # ---------------------------------------------------------------- prompt settings
     def prompt_setting(self, name: str) -> Any:
@@ -84,6 +84,20 @@ class CompactOps:
         """Summarise all but the last `KEEP_TURNS` user turns. None when there is nothing to
         compact (a manual call raises EngineError saying so instead)."""
         self.require_session()
+        if not self.session_saved:  # no history yet: nothing to race with
+            return await self._compact_locked(instructions, auto=auto)
+        # The history is rewritten: not beside another process's turn, nor under a step that
+        # waits for approval (its interrupt would be lost).
+        async with self.session_turn() as busy:
+            if busy is None and await self.pending_approvals():
+                busy = "a tool call waits for approval: answer it first"
+            if busy is not None:
+                if auto:
+                    return None
+                raise EngineError(busy)
+            return await self._compact_locked(instructions, auto=auto)
+
+    async def _compact_locked(self, instructions: str, *, auto: bool) -> Compaction | None:
         values = (await self._graph.aget_state(self._config())).values
         messages = list(values.get("messages") or [])
         prior = values.get("summary") or ""

@@ -95,7 +95,14 @@ class ApprovalDecided(TurnEvent):
     type: ClassVar[str] = "approval"
     id: str
     name: str
-    decision: str  # "approved" | "denied"
+    decision: str  # "approved" | "denied" | "pending" (a headless turn stopped to ask)
+    args: dict[str, Any] | None = None  # with "pending" only
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.args is None:
+            del out["args"]
+        return out
 
 
 @dataclass
@@ -186,6 +193,14 @@ class Recovered(TurnEvent):
     """A damaged file was moved aside and replaced (said once per file)."""
 
     type: ClassVar[str] = "recovered"
+    message: str = ""
+
+
+@dataclass
+class SessionBusy(TurnEvent):
+    """A turn waits: another process is running one on the same session."""
+
+    type: ClassVar[str] = "session_busy"
     message: str = ""
 
 

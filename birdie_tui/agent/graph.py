@@ -6,6 +6,7 @@ Everything per-run (model, toolbox, memory, approver) travels in the runtime con
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NoReturn, TypedDict
@@ -24,7 +25,15 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 
+from birdie_tui.agent.approvals import (
+    ApprovalAnswer,
+    ApprovalPolicy,
+    ApprovalRequest,
+    command_text,
+    proposed_diff,
+)
 from birdie_tui.agent.calls import (
     INVALID_KEY,
     answerable_calls,
@@ -33,6 +42,7 @@ from birdie_tui.agent.calls import (
     safe_result,
 )
 from birdie_tui.agent.history import (
+    INTERRUPTED_TOOL_TEXT,
     latest_user_text,
     repair_history,
     tool_calls_since_user,
@@ -46,8 +56,10 @@ from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
 from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
 
-# (tool call, owning skill name) -> approved?
-Approver = Callable[[dict[str, Any], str], Awaitable[bool]]
+# A pending approval: the request -> the user's answer, or None to leave it pending.
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
+# Marks the stand-in answer the agent node writes with each tool call (see `with_placeholders`).
+PENDING_KEY = "birdie_pending"
 
 LOOP_GUARD_NOTE = (
     "The tool-call limit for this turn has been reached. Do not call more tools: "
@@ -68,7 +80,7 @@ class AgentContext:
     model: BaseChatModel
     toolbox: Toolbox
     memory: list[str] = field(default_factory=list)
-    approver: Approver | None = None
+    approvals: ApprovalPolicy = field(default_factory=ApprovalPolicy)
     max_tool_calls: int = 40  # 0: no limit
     loading: str = "both"  # agent.prompt.LOADING_MODES
     decay_turns: int = 5
@@ -134,7 +146,20 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
                              usage_metadata=response.usage_metadata, id=response.id)
     response = with_record(response, record)
-    return {"messages": replace_all([*messages, response]) if repaired else [response]}
+    written = [response, *placeholders(response)]
+    return {"messages": replace_all([*messages, *written]) if repaired else written}
+
+
+def placeholders(response: Any) -> list[ToolMessage]:
+    """A stand-in answer per tool call, checkpointed with the call: the history on disk is
+    valid at every step, whatever kills the process while the tools run or an approval
+    waits. The tools node replaces each by id with the real result."""
+    if not isinstance(response, AIMessage):
+        return []
+    return [ToolMessage(content=INTERRUPTED_TOOL_TEXT, tool_call_id=call["id"],
+                        name=call["name"], status="error", id=str(uuid.uuid4()),
+                        additional_kwargs={PENDING_KEY: True})
+            for call in response.tool_calls]
 
 
 def with_record(response: Any, record: CallContext) -> Any:
@@ -209,34 +234,44 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
 
 async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
-    last = state["messages"][-1]
-    calls = list(last.tool_calls) if isinstance(last, AIMessage) else []
+    last, answered = pending_step(state["messages"])
+    calls = list(last.tool_calls) if last is not None else []
     tools = {tool.name: tool for tool in await ctx.toolbox.tools()}
-    writer = get_stream_writer()
     results: dict[str, ToolMessage] = {}
-    runnable: list[dict[str, Any]] = []
     invalid = last.response_metadata.get(INVALID_KEY) or {} if calls else {}
+    verdicts: dict[str, tuple[str, str, bool]] = {}  # id -> (action, why, gated)
+    asks: list[ApprovalRequest] = []
     for call in calls:
         if call["id"] in invalid:
             results[call["id"]] = _error_result(
                 call, invalid_call_text(call["name"], invalid[call["id"]]))
-            continue
-        if call["name"] not in tools:
+        elif call["name"] not in tools:
             results[call["id"]] = _error_result(
                 call, f"Tool {call['name']!r} is not available (its skill is disabled or gone)."
             )
+        else:
+            verdicts[call["id"]], request = _verdict(ctx, call)
+            if request is not None:
+                asks.append(request)
+    # Every undecided call of the step in one interrupt: the step (and its requests) is in
+    # the checkpoint until the user answers, in this process or another.
+    answers = _answers(interrupt({"approvals": [r.to_dict() for r in asks]})) if asks else {}
+    writer = get_stream_writer()
+    runnable: list[dict[str, Any]] = []
+    for call in calls:
+        if call["id"] in results:
             continue
-        if ctx.toolbox.requires_approval(call["name"]):
-            skill = ctx.toolbox.skill_for_tool(call["name"])
-            approved = ctx.approver is not None and await ctx.approver(
-                dict(call), skill.name if skill else ""
-            )
-            decision = "approved" if approved else "denied"
+        action, why, gated = verdicts[call["id"]]
+        if action == "ask":
+            answer = answers.get(call["id"]) or ApprovalAnswer("deny", reason="no answer")
+            action, why = answer.decision, answer.reason
+        if gated:
+            decision = "approved" if action == "allow" else "denied"
             writer({"approval": {"id": call["id"], "name": call["name"], "decision": decision}})
-            if not approved:
-                results[call["id"]] = _error_result(call, "The user denied this tool call.")
-                continue
-        runnable.append(call)
+        if action == "allow":
+            runnable.append(call)
+        else:
+            results[call["id"]] = _error_result(call, denial_text(why, verdicts[call["id"]][0]))
     if runnable:
         # Only the tools called: a ToolNode builds a schema per tool, and over langchain's
         # 256-entry schema cache (500 skills) that cost ~0.45 s a round.
@@ -246,12 +281,67 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
         output = await node.ainvoke({"messages": [batch]})
         for message in output["messages"]:
             results[message.tool_call_id] = safe_result(scrubbed_result(message))
-    return {"messages": [results[call["id"]] for call in calls]}
+    # Each result takes its stand-in's id, so it replaces it in place.
+    return {"messages": [_in_place(results[call["id"]], answered.get(call["id"]))
+                         for call in calls]}
+
+
+def pending_step(messages: list[AnyMessage]) -> tuple[AIMessage | None, dict[str, str]]:
+    """The AI message whose calls are to run, and the ids of their stand-in answers."""
+    standins: dict[str, str] = {}
+    for msg in reversed(messages):
+        if isinstance(msg, ToolMessage):
+            if msg.additional_kwargs.get(PENDING_KEY) and msg.id:
+                standins[msg.tool_call_id] = msg.id
+            continue
+        if isinstance(msg, AIMessage) and msg.tool_calls:
+            return msg, standins
+        break
+    return None, {}
+
+
+def _in_place(result: ToolMessage, standin_id: str | None) -> ToolMessage:
+    return result.model_copy(update={"id": standin_id}) if standin_id else result
+
+
+def _verdict(ctx: AgentContext, call: dict[str, Any]
+             ) -> tuple[tuple[str, str, bool], ApprovalRequest | None]:
+    policy = ctx.approvals
+    skill = ctx.toolbox.skill_for_tool(call["name"])
+    tool = ctx.toolbox.skill_tool(call["name"])
+    args = call.get("args") or {}
+    gated, why, outside = policy.gate(name=call["name"], args=args, skill=skill, tool=tool)
+    command = command_text(tool, args)
+    verdict = policy.decide(name=call["name"], command=command,
+                            skill_name=skill.name if skill else "", gated=gated, why=why)
+    if verdict.action != "ask":
+        return (verdict.action, verdict.why, verdict.gated), None
+    request = ApprovalRequest(
+        id=call["id"], name=call["name"], args=dict(args), skill=skill.name if skill else "",
+        permissions=tuple(skill.permissions) if skill else (), why=verdict.why,
+        command=command, diff=proposed_diff(args, policy.workdir), paths_outside=outside)
+    return ("ask", verdict.why, True), request
+
+
+def _answers(value: Any) -> dict[str, ApprovalAnswer]:
+    """The resume value: {call id: answer}; anything else answers nothing (denied)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): ApprovalAnswer.from_value(v) for k, v in value.items()}
+
+
+def denial_text(why: str, action: str) -> str:
+    if action == "ask":  # the user said no
+        return "The user denied this tool call." + (f" Reason: {why}" if why else "")
+    return f"Not run: {why}." if why else "Not run."
 
 
 def route_after_agent(state: AgentState) -> str:
     last = state["messages"][-1]
-    return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+    if isinstance(last, AIMessage):
+        return "tools" if last.tool_calls else END
+    return "tools" if isinstance(last, ToolMessage) and last.additional_kwargs.get(PENDING_KEY) \
+        else END
 
 
 def build_graph(checkpointer: Any = None):
@@ -264,4 +354,4 @@ def build_graph(checkpointer: Any = None):
     return graph.compile(checkpointer=checkpointer)
 
 
-__all__ = ["AgentContext", "AgentState", "Approver", "build_graph", "replace_all"]
+__all__ = ["AgentContext", "AgentState", "Approver", "PENDING_KEY", "build_graph", "replace_all"]

@@ -8,6 +8,7 @@ LangChain tools (per Skill object: a reload makes new ones), and the model bound
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from operator import is_
@@ -19,7 +20,7 @@ from birdie_tui.agent.prompt import catalog_for, load_name, skill_aliases
 from birdie_tui.agent.skill_tools import make_get_skill, make_skill_tools
 from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.adapter import make_tool
-from birdie_tui.skills.models import Skill
+from birdie_tui.skills.models import Skill, SkillTool
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
 
@@ -34,11 +35,13 @@ class Toolbox:
         policy: Callable[[], SkillPolicy],
         *,
         tool_timeout: float = 120.0,
+        max_call_timeout: float | None = None,
         mcp_tools: MCPToolSource | None = None,
     ):
         self.registry = registry
         self._policy = policy
         self.tool_timeout = tool_timeout
+        self.max_call_timeout = max_call_timeout  # clamps a model's `timeout_s`
         self.mcp_tools = mcp_tools
         # Built tools keyed by the Skill object: a reload makes new objects, so no invalidation.
         self._cache: dict[int, tuple[Skill, list[BaseTool]]] = {}
@@ -74,7 +77,8 @@ class Toolbox:
         hit = self._cache.get(id(skill))
         if hit is not None and hit[0] is skill:
             return hit[1]
-        tools = [make_tool(t, skill, timeout=self.tool_timeout) for t in skill.tools]
+        tools = [make_tool(t, skill, timeout=self.tool_timeout,
+                           max_call_timeout=self.max_call_timeout) for t in skill.tools]
         if len(self._cache) > 2 * len(self.registry) + 16:  # reloads left old skills behind
             current = {id(s) for s in self.registry.skills()}
             self._cache = {k: v for k, v in self._cache.items() if k in current}
@@ -95,11 +99,16 @@ class Toolbox:
 
     async def _collect(self, skills: list[Skill]) -> list[BaseTool]:
         out: list[BaseTool] = []
+        source = self.mcp_tools
+        wanted = [s for s in skills if s.mcp_server is not None] if source is not None else []
+        # Every MCP server starts at once: two that hang cost one start timeout, not two.
+        fetched = await asyncio.gather(*(source(s) for s in wanted)) if wanted else []
+        mcp = {id(s): tools for s, tools in zip(wanted, fetched)}
         for skill in skills:
             out.extend(self._skill_tools(skill))
-            if skill.mcp_server is not None and self.mcp_tools is not None:
+            if id(skill) in mcp:
                 taken = {t.name for t in out}
-                for tool in await self.mcp_tools(skill):
+                for tool in mcp[id(skill)]:
                     if tool.name not in taken:  # first one wins, as between skill files
                         self._mcp_owner[tool.name] = skill
                         out.append(tool)
@@ -165,9 +174,10 @@ class Toolbox:
     def skill_for_tool(self, tool_name: str) -> Skill | None:
         return self.registry.skill_for_tool(tool_name) or self._mcp_owner.get(tool_name)
 
-    def requires_approval(self, tool_name: str) -> bool:
-        skill = self.skill_for_tool(tool_name)
-        return skill is not None and skill.requires_approval(tool_name)
+    def skill_tool(self, tool_name: str) -> SkillTool | None:
+        """The tool block behind a tool name (None for MCP and built-in tools)."""
+        skill = self.registry.skill_for_tool(tool_name)
+        return next((t for t in skill.tools if t.name == tool_name), None) if skill else None
 
 
 def same_items(a: Sequence[Any], b: Sequence[Any]) -> bool:

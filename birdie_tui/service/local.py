@@ -22,6 +22,7 @@ from birdie_tui.agent.events import (
     McpFailed,
     MemoryChanged,
     Recovered,
+    SessionBusy,
     SessionOpened,
     SkillsChanged,
     SkillsReloaded,
@@ -29,6 +30,7 @@ from birdie_tui.agent.events import (
     TotalsChanged,
 )
 from birdie_tui.service import local_rows
+from birdie_tui.service.local_approvals import LocalApprovals
 from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
 from birdie_tui.service.local_start import make_engine, open_first, user_errors
@@ -52,7 +54,7 @@ from birdie_tui.service.rows import (
 from birdie_tui.text import one_line
 
 
-class LocalBirdie(LocalCommands, LocalContext):
+class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
@@ -72,6 +74,19 @@ class LocalBirdie(LocalCommands, LocalContext):
         self._listeners.append(listener)
         self._listen_for_recoveries()
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _tell_waits(self, engine: Any) -> None:
+        """A turn waiting for another process's turn is told to the listeners (the TUI shows
+        it); with none (`--print`) the engine says it on stderr."""
+        told = engine.on_wait
+
+        def on_wait(message: str) -> None:
+            if self._listeners:
+                self._emit(SessionBusy(message=message))
+            else:
+                told(message)
+
+        engine.on_wait = on_wait
 
     def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
@@ -104,6 +119,7 @@ class LocalBirdie(LocalCommands, LocalContext):
             engine_mod = await asyncio.to_thread(importlib.import_module,
                                                  "birdie_tui.agent.engine")
             self.engine = make_engine(engine_mod, self._options, problems, strict=strict)
+            self._tell_waits(self.engine)
             await self.engine.start()
             warnings = self._load_settings()
             if strict:
@@ -146,7 +162,7 @@ class LocalBirdie(LocalCommands, LocalContext):
             saved=engine.session_saved, turns=meta.turns if meta else 0,
             created_at=meta.created_at if meta else "", user=engine.user,
             data_dir=str(engine.paths.home), skill_dirs=tuple(map(str, engine.skill_dirs)),
-            logs_dir=str(engine.paths.logs_dir))
+            logs_dir=str(engine.paths.logs_dir), approval_mode=engine.approval_mode)
 
     def ledger(self) -> TokenLedger:
         return self.engine.token_ledger()
@@ -156,7 +172,7 @@ class LocalBirdie(LocalCommands, LocalContext):
         if s is None:
             return SettingsRow()
         return SettingsRow(theme=s.theme, tool_output=s.tool_output,
-                           keymap=tuple(sorted(s.keymap.items())))
+                           keymap=tuple(sorted(s.keymap.items())), notify=s.notify)
 
     def save_settings(self, **changes: Any) -> None:
         from birdie_tui.store.settings import save_settings
@@ -179,14 +195,20 @@ class LocalBirdie(LocalCommands, LocalContext):
         return resume_command(engine.session.id, user=self._options["user"])
 
     # ------------------------------------------------------------------ turns
-    async def send(self, text: str, *, approver: Approver | None = None
-                   ) -> AsyncIterator[Any]:
+    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]:
         """Run one turn; its events come back in order. Totals, status, skills (MCP servers
         may have started) and MCP failures are told to the listeners as they change. A
-        conversation that reached the auto-compaction threshold is compacted first."""
-        await self.auto_compact()
+        conversation that reached the auto-compaction threshold is compacted first. A step
+        that needs approval asks `approver`; without one it stays pending (`resume`)."""
+        return self._turn(text, approver=approver)
+
+    async def _turn(self, text: str, *, approver: Approver | None = None,
+                    resume: dict[str, Any] | None = None) -> AsyncIterator[Any]:
+        if resume is None:
+            await self.auto_compact()
         try:
-            async with contextlib.aclosing(self.engine.run_turn(text, approver=approver)) as run:
+            async with contextlib.aclosing(self.engine.run_turn(
+                    text, approver=approver, resume=resume)) as run:
                 async for event in run:
                     yield event
                     if event.type == "usage":

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.ledger import CallUsage, TokenLedger
 from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
 
 __all__ = [
-    "BrokenSkillFile", "CallContext", "CallUsage", "CompactionRow", "ContextChange",
+    "ApprovalAnswer", "ApprovalRequest", "BrokenSkillFile", "CallContext", "CallUsage", "CompactionRow", "ContextChange",
     "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
@@ -116,6 +117,7 @@ class Status:
     data_dir: str
     skill_dirs: tuple[str, ...]
     logs_dir: str
+    approval_mode: str = "ask"  # ask | auto | read-only
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ class SettingsRow:
     theme: str = "birdie-dark"
     tool_output: str = "full"  # full | short | off
     keymap: tuple[tuple[str, str], ...] = ()
+    notify: bool = True  # bell + OSC 9 when a turn ends or an approval waits, unfocused
 
 
 @dataclass(frozen=True)

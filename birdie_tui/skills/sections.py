@@ -6,6 +6,8 @@ Each problem is recorded in an `Errors` with its line in the original file (1-ba
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,8 +20,13 @@ from .parse_util import FAIL, FENCE, H2, H3, KEY, Errors, load_yaml, scalar_str,
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
 # Keys of a tool block that are read; `timeout`/`retries` are newer Birdie's (0.15).
-_TOOL_KEYS = ("description", "entrypoint", "schema", "timeout", "retries")
+_TOOL_KEYS = ("description", "entrypoint", "schema", "timeout", "retries", "approval")
+APPROVAL_VALUES = ("ask", "never", "outside_workdir")
 _EXPECTED_SCHEMES = "bash:, http:get URL, http:post URL, python:, grpc: or container:"
+_PLAIN = re.compile(r"[A-Za-z][\w ,.;()'/-]*")
+_YAML_WORDS = frozenset(("yes", "no", "true", "false", "on", "off", "null"))
+_CHECKED: dict[bytes, str | None] = {}  # schema digest -> its problem (None: valid)
+_CHECKED_MAX = 4096
 
 
 def sections(lines: list[str], body_start: int) -> list[tuple[str, int, int, int]]:
@@ -158,11 +165,16 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
         ok = False
     schema = _schema(values.get("schema"), name, segments.get("schema", (head_line - 1, []))[0] + 1, errs)
     timeout_s, retries, limits_ok = _limits(values, segments, name, errs)
+    approval = values.get("approval")
+    if "approval" in values and approval not in APPROVAL_VALUES:
+        errs.add(segments["approval"][0] + 1, f"tool '{name}': approval must be one of "
+                 f"{', '.join(APPROVAL_VALUES)}, got {approval!r}")
+        ok = False
     if schema is None or not ok or not limits_ok:
         return None
     return SkillTool(name=name, description=scalar_str(description).strip(), entrypoint=entrypoint.strip(),
                      schema=schema, skill=skill_name, tags=list(tags), line=head_line,
-                     timeout_s=timeout_s, retries=retries)
+                     timeout_s=timeout_s, retries=retries, approval=approval)
 
 
 def _limits(values: dict[str, Any], segments: dict[str, tuple[int, list[str]]], tool: str,
@@ -191,6 +203,8 @@ def _segment_value(key: str, idx: int, seg: list[str], tool: str, errs: Errors) 
             raw = raw[1:-1]
         extra = " ".join(s.strip() for s in seg[1:] if s.strip())
         return f"{raw} {extra}".strip()
+    if key == "description" and _plain_line(raw, seg):
+        return raw  # what YAML would read, without a YAML parse per tool (a big file has 1,000s)
     holder = Errors(Path(errs.path))
     value = load_yaml(seg, idx + 1, holder, f"tool '{tool}'")
     if value is not FAIL and isinstance(value, dict) and key in value:
@@ -201,6 +215,28 @@ def _segment_value(key: str, idx: int, seg: list[str], tool: str, errs: Errors) 
         return " ".join([raw] + [s.strip() for s in seg[1:] if s.strip()]).strip()
     errs.items.extend(holder.items or [SkillError(errs.path, idx + 1, f"tool '{tool}': cannot read '{key}'")])
     return FAIL
+
+
+def _plain_line(raw: str, seg: list[str]) -> bool:
+    """`raw` is a one-line YAML plain scalar that YAML reads as this very string: it starts
+    with a letter, holds no YAML indicator, and is not a word YAML turns into a bool or null."""
+    return (_PLAIN.fullmatch(raw) is not None and raw.lower() not in _YAML_WORDS
+            and not any(s.strip() for s in seg[1:]))
+
+
+def _schema_problem(schema: dict[str, Any]) -> str | None:
+    """`schema_problem`, remembered by content: checking a schema against the metaschema is
+    most of a tool block's parse, and a reload parses every unchanged file again."""
+    try:
+        key = hashlib.sha256(json.dumps(schema, sort_keys=True).encode("utf-8", "surrogatepass")
+                             ).digest()
+    except (TypeError, ValueError):
+        return schema_problem(schema)
+    if key not in _CHECKED:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.pop(next(iter(_CHECKED)))
+        _CHECKED[key] = schema_problem(schema)
+    return _CHECKED[key]
 
 
 def _schema(value: Any, tool: str, line: int, errs: Errors) -> dict[str, Any] | None:
@@ -223,7 +259,7 @@ def _schema(value: Any, tool: str, line: int, errs: Errors) -> dict[str, Any] | 
     if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req)):
         errs.add(line, f"tool '{tool}': schema 'required' must be a list of names")
         return None
-    problem = schema_problem(schema)  # e.g. `type: integr`: caught now, not on the first call
+    problem = _schema_problem(schema)  # e.g. `type: integr`: caught now, not on the first call
     if problem is not None:
         errs.add(line, f"tool '{tool}': invalid JSON schema: {problem}")
         return None

@@ -7,6 +7,7 @@ import json
 import shutil
 import textwrap
 
+from birdie_tui.agent.approvals import ApprovalAnswer
 from birdie_tui.providers.offline import OfflineChatModel
 from tests.agent.conftest import collect
 
@@ -155,10 +156,10 @@ async def test_reload_during_a_turn_applies_from_the_next_model_call(engine, ski
     asked = asyncio.Event()
     go = asyncio.Event()
 
-    async def approver(call, skill):
+    async def approver(request):
         asked.set()
         await go.wait()
-        return True
+        return ApprovalAnswer("allow")
 
     target = tmp_path / "touched"
     turn = asyncio.create_task(collect(

@@ -7,6 +7,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from birdie_tui.agent.approvals import ApprovalAnswer
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
@@ -101,9 +102,9 @@ async def test_approval_denied_and_approved(engine, tmp_path):
     target = tmp_path / "made"
     asked = []
 
-    async def deny(call, skill):
-        asked.append((call["name"], skill))
-        return False
+    async def deny(request):
+        asked.append((request.name, request.skill))
+        return ApprovalAnswer("deny")
 
     events = await collect(engine, f'call touch_file {{"path": "{target}"}}', approver=deny)
     approval = next(e for e in events if e.type == "approval")
@@ -111,8 +112,8 @@ async def test_approval_denied_and_approved(engine, tmp_path):
     assert next(e for e in events if e.type == "tool_result").error
     assert not target.exists()
 
-    async def allow(call, skill):
-        return True
+    async def allow(request):
+        return ApprovalAnswer("allow")
 
     events = await collect(engine, f'call touch_file {{"path": "{target}"}}', approver=allow)
     assert next(e for e in events if e.type == "approval").decision == "approved"

@@ -21,7 +21,7 @@ def test_every_spelling_sets_the_headless_message(flag):
 def test_help_names_the_alias():
     """`birdie-tui --help` lists --prompt next to --print and -p."""
     text = main_parser().format_help()
-    assert "--print MESSAGE, -p MESSAGE, --prompt MESSAGE" in text
+    assert "--print [MESSAGE], -p [MESSAGE], --prompt [MESSAGE]" in text
 
 
 def test_prompt_runs_one_turn_like_print(isolated_home):

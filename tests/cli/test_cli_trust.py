@@ -222,17 +222,24 @@ def test_damaged_history_database_never_kills_a_run(isolated_home, how, fmt):
     assert again.returncode == 0 and again.stderr == ""
 
 
-# ------------------------------------------------------------------------------- approval exit 3
-def test_refused_approval_exits_3_and_auto_approve_exits_0(isolated_home, skills, tmp_path):
-    """A refused approval exits 3 without running the tool; --auto-approve runs it and exits 0."""
+# ------------------------------------------------------------------------------- approval exits
+def test_pending_approval_exits_4_deny_rule_exits_3_auto_approve_exits_0(isolated_home, skills,
+                                                                         tmp_path):
+    """A guarded tool waits (exit 4, nothing run); a settings.json deny rule refuses it outright
+    (exit 3, even with --auto-approve); --auto-approve runs it (exit 0)."""
     canary = tmp_path / "canary"
     message = "call touch_file " + json.dumps({"path": str(canary)})
-    refused = run_cli(isolated_home, "--print", message, "--skills-dir", str(skills))
-    assert refused.returncode == 3
-    assert refused.stderr.splitlines()[0] == (
-        "birdie-tui: refused to run touch_file: it needs approval; "
-        "rerun with --auto-approve to allow it")
+    waiting = run_cli(isolated_home, "--print", message, "--skills-dir", str(skills))
+    assert waiting.returncode == 4
+    assert waiting.stderr.splitlines()[0].startswith("birdie-tui: approval needed: touch_file ")
     assert not canary.exists()
+    settings = isolated_home / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"deny": ["touch_file"]}}))
+    refused = run_cli(isolated_home, "--print", message, "--auto-approve",
+                      "--skills-dir", str(skills))
+    assert refused.returncode == 3, refused.stderr
+    assert "not run: touch_file" in refused.stderr and not canary.exists()
+    settings.unlink()
     allowed = run_cli(isolated_home, "--print", message, "--auto-approve",
                       "--skills-dir", str(skills))
     assert allowed.returncode == 0, allowed.stderr

@@ -112,3 +112,15 @@ def test_a_trigger_inside_a_word_is_where_we_differ_from_birdie(birdie_env: Bird
     assert birdie_env.run_oracle(str(birdie_env.skills_dir), message)["triggered"][message] == ["ssh"]
     _, report = build_system_prompt(list(ours.values()), message)
     assert [s.name for s in report.skills if s.reason.startswith("trigger:")] == []
+
+
+def test_tools_of_skills_declaring_permissions_are_gated_as_upstream(ours, theirs):
+    """Upstream Birdie asks before any tool of a skill that declares a permission (its
+    `tool_approval_callback` gate); ours gates exactly the same tools of its bundled skills."""
+    from birdie_tui.agent.approvals import ApprovalPolicy
+
+    policy = ApprovalPolicy()
+    for name, skill in theirs.items():
+        for tool in ours[name].tools:
+            gated = policy.gate(name=tool.name, args={}, skill=ours[name], tool=tool)[0]
+            assert gated is bool(skill["permissions"]), (name, tool.name)

@@ -10,6 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from birdie_tui.agent.approvals import ApprovalAnswer
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
@@ -229,9 +230,9 @@ async def test_approval_rules_of_an_mcp_skill_apply(skills_root, engine_for):
     eng = await engine_for()
     asked = []
 
-    async def deny(call, skill):
-        asked.append((call["name"], skill))
-        return False
+    async def deny(request):
+        asked.append((request.name, request.skill))
+        return ApprovalAnswer("deny")
 
     events = await turn(eng, 'call shout {"text": "x"}', approver=deny)
     assert asked == [("shout", "lab")]

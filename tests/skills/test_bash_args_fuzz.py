@@ -201,8 +201,26 @@ def bundled_tools():
 
 
 def test_every_bundled_bash_tool_is_fuzzed(bundled_tools):
-    """The fuzz below covers each bash tool the bundled skills ship, no more, no fewer."""
-    assert set(bundled_tools) == set(BUNDLED)
+    """The fuzzes below cover each bash tool the bundled skills ship, no more, no fewer
+    (write_file, a `printf` builtin, on a real file)."""
+    assert set(bundled_tools) == set(BUNDLED) | {"write_file"}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=hostile, name=st.text(alphabet="abc-_.", min_size=1, max_size=8))
+def test_bundled_write_file_writes_hostile_content_exactly(bundled_tools, content, name):
+    """write_file puts any content into the file byte for byte, and nothing it holds runs; a
+    name starting with '-' is a file name, not an option."""
+    assume(name not in (".", ".."))
+    tool = bundled_tools["write_file"]
+    target = CWD / name
+    target.unlink(missing_ok=True)
+    out, err = run_template(tool.entrypoint[5:], {"path": name, "content": content},
+                            tool.schema, CWD)
+    assert no_marker(), (name, content)
+    assert err is None, err
+    assert target.read_bytes() == content.encode("utf-8", "surrogateescape")
+    target.unlink()
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -1,0 +1,57 @@
+"""The door's side of approvals (issue 14): the mode, answering a session's pending step, and
+the approvals saved in a session.
+
+A mixin of `LocalBirdie` (see `protocol.py` for the contract). Cheap to import: the engine's
+modules are imported inside the methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
+from birdie_tui.agent.events import StatusChanged
+from birdie_tui.service.protocol import Approver, BirdieError
+
+
+class LocalApprovals:
+    engine: Any
+    _emit: Callable[[Any], None]
+    _turn: Callable[..., AsyncIterator[Any]]
+
+    def approval_mode(self) -> str:
+        return self.engine.approval_mode
+
+    def set_approval_mode(self, mode: str | None = None) -> str:
+        """Set the mode (ask, auto, read-only); None: the next one, in that order."""
+        from birdie_tui.agent.options import EngineError
+
+        if mode is None:
+            mode = MODES[(MODES.index(self.engine.approval_mode) + 1) % len(MODES)]
+        try:
+            self.engine.set_approval_mode(mode)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit(StatusChanged())
+        return mode
+
+    async def pending_approvals(self) -> list[ApprovalRequest]:
+        """What the open session's last step waits for (after a restart, or a --print that
+        stopped to ask)."""
+        return await self.engine.pending_approvals()
+
+    def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
+               approver: Approver | None = None) -> AsyncIterator[Any]:
+        """Finish the pending step: calls in `answers` are decided, the others are asked
+        through `approver` (a dialog), and the turn runs on; its events come back as from
+        `send`."""
+        return self._turn("", approver=approver, resume=dict(answers or {}))
+
+    def saved_approvals(self) -> tuple[list[str], list[str]]:
+        """(skills approved for the session, "always allow" rules) saved in it."""
+        return self.engine.session_approvals()
+
+    def forget_approvals(self) -> None:
+        self.engine.forget_approvals()
+        self._emit(StatusChanged())
