@@ -69,6 +69,9 @@ class MainScreen(ScreenActions, Screen):
                 show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.toggle_sidebar", show=False),
         Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel", show=False),
+        # ask → auto-approve → read-only (the composer leaves shift+tab alone: no focus to move)
+        Binding("shift+tab", "cycle_approval_mode", "Approvals", id="app.approval_mode",
+                show=False),
     ]
 
     # Change events between turns; turn events go to `TurnView.HANDLERS`.
@@ -81,6 +84,7 @@ class MainScreen(ScreenActions, Screen):
         "memory": "on_memory_changed",
         "mcp_failed": "on_mcp_failed",
         "recovered": "on_recovered",
+        "session_busy": "on_session_busy",
         "compacted": "on_compacted",
     }
 
@@ -178,6 +182,9 @@ class MainScreen(ScreenActions, Screen):
         self.notify(f"{event.skill}: {event.error}", title="MCP server failed",
                     severity="error", timeout=8)
 
+    def on_session_busy(self, event: Any) -> None:
+        self.notify(event.message, title="Waiting", severity="warning", timeout=12)
+
     def on_recovered(self, event: Any) -> None:
         self.notify(event.message, title="Recovered", severity="warning", timeout=12)
 
@@ -202,7 +209,8 @@ class MainScreen(ScreenActions, Screen):
         self.query_one(StatusBar).update_status(
             model=status.model, session_id=status.session_id, title=status.title,
             context_tokens=ledger.context_tokens, context_window=ledger.context_window,
-            session_in=ledger.session_in, session_out=ledger.session_out, busy=busy)
+            session_in=ledger.session_in, session_out=ledger.session_out, busy=busy,
+            approval_mode=status.approval_mode)
         self.query_one(TokenPanel).show(ledger)
 
     def show_engine_state(self, label: str, *, busy: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from birdie_tui.tui.cmds.approvals import MODE_WORDS
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -43,6 +44,21 @@ class ScreenActions:
 
     def action_cycle_session(self, step: int) -> None:
         self.sessions.run(self.sessions.cycle(step))
+
+    def action_cycle_approval_mode(self) -> None:
+        """ask → auto-approve → read-only, shown in #status (the door's StatusChanged)."""
+        if self.birdie is None:
+            self.sessions.not_running()
+            return
+        mode = self.birdie.set_approval_mode(None)
+        self.notify(f"Approvals: {mode} — {MODE_WORDS.get(mode, '')}", timeout=3)  # type: ignore
+
+    def apply_start_mode(self) -> None:
+        """`--auto-approve` starts Birdie in auto mode: once per start (a session opened later
+        keeps what the user chose since)."""
+        if self.app.args.auto_approve and getattr(self, "_mode_set_for", None) is not self.birdie:
+            self._mode_set_for = self.birdie
+            self.birdie.set_approval_mode("auto")
 
     def action_focus_skills(self) -> None:
         """The skill list from the keyboard: ↑/↓ move, space toggles, esc goes back."""
@@ -148,6 +164,10 @@ class ScreenActions:
 
     async def delete_session(self, session_id: str) -> None:
         await self.sessions.delete_session(session_id)
+
+    async def ask_pending_approvals(self) -> None:
+        """`/approvals ask`: the open session's pending approvals, asked again."""
+        await self.turns.ask_pending()
 
     def rewatch_skills(self) -> None:
         self.app.watch_skill_folders()

@@ -54,8 +54,10 @@ class SessionControl:
             self.screen.notify("Still starting up…", timeout=2)
 
     async def show_current(self, *, new: bool = False) -> None:
-        """Replay the open session into the chat, with its skills, context and figures."""
+        """Replay the open session into the chat, with its skills, context and figures; a
+        step it left waiting for approval is asked again."""
         screen, birdie = self.screen, self.birdie
+        screen.apply_start_mode()
         chat = screen.chat
         await chat.clear_log()
         items = await birdie.transcript()
@@ -77,6 +79,7 @@ class SessionControl:
         panel.show(await birdie.injection())  # the latest call's bodies (or the older view)
         screen.query_one(SkillSidebar).set_skills(birdie.skill_rows(), birdie.broken_files())
         screen.show_status(busy=False)
+        await screen.turns.ask_pending()
 
     def reload_contexts(self) -> None:
         """The session's call records as saved, into the context panel: one door call, at a

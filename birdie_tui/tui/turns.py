@@ -1,13 +1,24 @@
 """Running a turn from the screen: the worker that reads the front door's turn stream, the
-approval dialog the engine waits on, and cancelling (Esc, a session switch)."""
+approval dialog the engine waits on, and cancelling (Esc, a session switch).
+
+An approval is a dialog the engine awaits (`approve`). Its answer may be "not now" (Esc, a
+session switch, the app leaving): the turn then ends with the step still pending in the
+session, and the chat says how to come back to it. A session opened with a pending step
+(after a restart, a switch, or a `--print` that stopped to ask) is asked again and the rest of
+its turn runs as a normal turn (`ask_pending`). A new message instead closes the waiting calls
+as "not run" (the engine does it; the chat says so).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from birdie_tui.agent.events import TokenStreamed, TurnCancelled, TurnError
+from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 from birdie_tui.text import one_line
+from birdie_tui.tui import notify
 from birdie_tui.tui.messages import EngineEvent
 
 if TYPE_CHECKING:
@@ -17,12 +28,20 @@ if TYPE_CHECKING:
 # Tokens are posted to the screen at most this often, joined: a fast model sends hundreds a
 # second, and one message per token costs more than the frame that shows them.
 TOKEN_BATCH_SECONDS = 1 / 60
+# A turn left at its approval dialog ends by itself at once; this only bounds a wait that
+# something else holds up (then the turn is cancelled as Esc does).
+LEAVE_SECONDS = 10.0
+
+Opener = Callable[[], Awaitable["AsyncIterator[Any] | None"]]
 
 
 class TurnRunner:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
         self.worker: Any = None
+        self.dialog: Any = None  # the approval dialog the turn waits on, if any
+        self.waiting: list[ApprovalRequest] = []  # left pending in the open session
+        self._leaving = False  # this turn's unanswered approvals stay pending
         self._tokens: list[str] = []  # streamed, not yet posted
         self._flush_handle: asyncio.TimerHandle | None = None
 
@@ -33,34 +52,59 @@ class TurnRunner:
     def start(self, text: str) -> None:
         screen = self.screen
         screen.chat.add_user(text)
-        screen.turn.reset()
-        self.worker = screen.run_worker(self._run(text), group="agent-turn", exclusive=True,
-                                        exit_on_error=False)
-        screen.show_status()
+        if self.waiting:  # the engine closes the step the user did not answer
+            names = ", ".join(sorted({request.name for request in self.waiting}))
+            screen.chat.add_notice(f"Not run: {names} (it was waiting for your approval; "
+                                   "you sent a new message instead).")
+            self.waiting = []
 
-    async def _run(self, text: str) -> None:
+        async def opener() -> AsyncIterator[Any]:
+            return screen.birdie.send(text, approver=self.approve)
+
+        self._launch(opener)
+
+    def _launch(self, opener: Opener) -> None:
+        self.screen.turn.reset()
+        self._leaving = False
+        self.worker = self.screen.run_worker(self._run(opener), group="agent-turn",
+                                             exclusive=True, exit_on_error=False)
+        self.screen.show_status()
+
+    async def _run(self, opener: Opener) -> None:
         screen = self.screen
-        approver = approve_always if screen.app.args.auto_approve else self.ask_approval
         clean = False  # a finished turn's records all came live: no need to read them back
+        left: list[Any] = []  # approvals left pending
         try:
-            async for event in screen.birdie.send(text, approver=approver):
+            stream = await opener()
+            if stream is None:
+                return
+            async for event in stream:
                 if event.type == "token":
                     self._buffer(event.text)
-                else:
-                    clean = clean or event.type == "done"
-                    self._post_tokens()  # whatever came before this event, in order
-                    screen.post_message(EngineEvent(event))
+                    continue
+                self._post_tokens()  # whatever came before this event, in order
+                if event.type == "approval" and event.decision == "pending":
+                    left.append(event)  # said once, after the turn (see `_left_pending`)
+                    continue
+                clean = clean or event.type == "done"
+                screen.post_message(EngineEvent(event))
+                if event.type in ("done", "error"):
+                    notify.tell(screen.app, "Birdie: " + (
+                        "the turn finished" if event.type == "done" else "the turn failed"))
         except asyncio.CancelledError:
             self._post_tokens()
-            screen.post_message(EngineEvent(TurnCancelled()))
+            if screen.app.is_running:  # not when the app is leaving: no chat to show it in
+                screen.post_message(EngineEvent(TurnCancelled()))
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
             self._post_tokens()
             screen.post_message(EngineEvent(TurnError(one_line(exc))))
         finally:
             self._post_tokens()
+            if left and screen.app.is_running:
+                screen.call_later(self._left_pending, left)
             screen.call_later(screen.show_status, False)  # after the turn's own events
-            if not clean:  # cancelled or failed: the saved records are the truth
+            if not clean:  # cancelled, failed or left pending: the saved records are the truth
                 screen.call_later(screen.sessions.reload_contexts)
 
     def _buffer(self, text: str) -> None:
@@ -78,35 +122,127 @@ class TurnRunner:
             text, self._tokens = "".join(self._tokens), []
             self.screen.post_message(EngineEvent(TokenStreamed(text)))
 
-    async def ask_approval(self, call: dict[str, Any], skill: str) -> bool:
-        """An approval is a future the modal resolves (the engine awaits it)."""
+    # ------------------------------------------------------------------ approvals
+    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The engine's approver: the dialog's answer; None leaves the step pending (and
+        every later call of the same step with it, unasked)."""
+        if self._leaving:
+            return None
+        answer = await self.ask(request)
+        if answer is None:
+            self._leaving = True
+        return answer
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """Show the dialog and wait for its answer (None: not now)."""
         from birdie_tui.tui.screens.approval import ApprovalScreen
 
-        decided: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog = ApprovalScreen(call["name"], skill, dict(call.get("args") or {}))
-
-        def resolve(result: bool | None) -> None:
-            if not decided.done():
-                decided.set_result(bool(result))
-
-        self.screen.app.push_screen(dialog, resolve)
+        dialog = ApprovalScreen(request, cursor_blink=self.screen.cursor_blink)
+        self.dialog = dialog
         try:
-            return await decided
+            await self.screen.app.push_screen(dialog)
+            notify.tell(self.screen.app, f"Birdie: approve {request.name}?")
+            return await dialog.answered
         except asyncio.CancelledError:
-            if dialog.is_active:
-                dialog.dismiss(False)
+            dialog.leave()
             raise
+        finally:
+            self.dialog = None
 
+    async def ask_pending(self) -> None:
+        """The open session stopped at an approval (a restart, a switch, a `--print`): show
+        its calls, ask again, and run the rest of the turn. Not while a turn runs."""
+        birdie = self.screen.birdie
+        self.waiting = []
+        if birdie is None or self.running:
+            return
+        pending = await birdie.pending_approvals()
+        if not pending:
+            return
+        self.waiting = list(pending)
+        self._show_calls(pending)
+        self.screen.chat.add_notice("This session stopped at an approval: asking again.")
+
+        async def opener() -> AsyncIterator[Any] | None:
+            answers = await self._answer_pending(pending)
+            if answers is None:  # said as for a live turn
+                self.screen.call_later(self._left_pending, pending)
+                return None
+            self.waiting = []
+            return birdie.resume(answers, approver=self.approve)
+
+        self._launch(opener)
+
+    async def _answer_pending(self, pending: list[ApprovalRequest]
+                              ) -> dict[str, ApprovalAnswer] | None:
+        """An answer for each pending call, or None if one was left for later. The mode
+        applies as it would have when the step was first reached. (Asked here, before the
+        turn starts, so that "not now" leaves the chat as it was: no turn ran.)"""
+        birdie = self.screen.birdie
+        answers: dict[str, ApprovalAnswer] = {}
+        for request in pending:
+            mode = birdie.approval_mode()
+            if mode == "auto":
+                answers[request.id] = ApprovalAnswer("allow")
+                continue
+            if mode == "read-only":
+                answers[request.id] = ApprovalAnswer(
+                    "deny", reason="read-only mode: tools that need approval do not run")
+                continue
+            answer = await self.ask(request)
+            if answer is None:
+                return None
+            answers[request.id] = answer
+        return answers
+
+    def _show_calls(self, pending: list[ApprovalRequest]) -> None:
+        """The pending calls as running blocks at the end of the chat (the replayed ones
+        show the engine's stand-in result), so the resumed turn's results land in them."""
+        from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+
+        chat = self.screen.chat
+        ids = {request.id for request in pending}
+        for block in list(chat.query(ToolBlock)):
+            if block.call_id in ids:
+                block.remove()
+        for request in pending:
+            chat.add_tool_call(request.id, request.name, dict(request.args))
+
+    def _left_pending(self, calls: list[Any]) -> None:
+        """Calls left waiting for approval (`approval … pending` events, or the requests):
+        their blocks go (nothing ran), one line says how to come back to them."""
+        from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
+
+        chat = self.screen.chat
+        ids = {call.id for call in calls}
+        for block in list(chat.query(ToolBlock)):
+            if block.call_id in ids and not block.finished:
+                block.remove()
+        self.waiting = [ApprovalRequest(id=call.id, name=call.name, args=dict(call.args or {}))
+                        for call in calls]
+        names = ", ".join(sorted({call.name for call in calls}))
+        chat.add_notice(f"⏸ {names} is waiting for your approval. /approvals ask answers it "
+                        "(so does opening this session again); a new message skips it.")
+
+    # ------------------------------------------------------------------ cancel
     async def cancel(self) -> bool:
-        """Cancel the running turn and wait until its history is repaired."""
+        """End the running turn. One waiting at an approval is left there (the step stays
+        pending, asked again when the session is opened); any other is cancelled, and this
+        waits until its history is repaired."""
         worker = self.worker
         if worker is None or worker.is_finished:
             return False
+        dialog = self.dialog
+        if dialog is not None:
+            self._leaving = True
+            dialog.leave()
+            try:
+                await asyncio.wait_for(worker.wait(), LEAVE_SECONDS)
+            except Exception:  # noqa: BLE001 - held up or failed: cancel it as Esc would
+                pass
+            if worker.is_finished:
+                return True
         worker.cancel()
         while not worker.is_finished:  # the engine repairs the history before it finishes
             await asyncio.sleep(0.01)
         return True
-
-
-async def approve_always(call: dict[str, Any], skill: str) -> bool:
-    return True

@@ -11,7 +11,8 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from birdie_tui.tui.cmds import compact, export, extras, general, models, sessions, skills
+from birdie_tui.tui.cmds import (approvals, compact, export, extras, general, models, sessions,
+                                 skills)
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -67,6 +68,14 @@ COMMANDS: tuple[Command, ...] = (
             "the context share that compacts by itself", compact.cmd_compact,
             subcommands=("auto", "auto off"),
             palette=(("Compact the conversation", "/compact"),)),
+    Command("/approvals", "`/approvals` · `/approvals mode ask\\|auto\\|read-only` · "
+            "`/approvals forget` · `/approvals ask`",
+            "approval mode, the skills and rules this session allows without asking · forget "
+            "them · ask a waiting approval again", approvals.cmd_approvals,
+            subcommands=("mode ask", "mode auto", "mode read-only", "forget", "ask"),
+            palette=(("Approvals: ask before gated tools", "/approvals mode ask"),
+                     ("Approvals: auto-approve", "/approvals mode auto"),
+                     ("Approvals: read-only", "/approvals mode read-only"))),
     Command("/session", "`/session new\\|switch <id>\\|delete <id>\\|list\\|info`", "sessions",
             sessions.cmd_session, subcommands=("new", "switch", "delete", "list", "info")),
     Command("/new", "`/new`", "new session", sessions.cmd_new),
@@ -101,7 +110,7 @@ KEYS_HELP = """\
 PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o skill list (Space
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
 ctrl+b skills sidebar · ctrl+t side panel · ctrl+g context panel (←/→ turns, shift+←/→
-calls) · ctrl+p palette · ctrl+q quit
+calls) · shift+tab approval mode (ask → auto → read-only) · ctrl+p palette · ctrl+q quit
 """
 
 

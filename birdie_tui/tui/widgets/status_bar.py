@@ -1,4 +1,6 @@
-"""The one-line status bar: model, session, context fill, session tokens, busy state.
+"""The one-line status bar: model, session, approval mode, context fill, session tokens, busy
+state. The approval mode shows only when it is not the default (ask): auto-approve and
+read-only change what tools may do, so they stay in sight.
 
 It renders from stored fields at paint time, so the title is cut to whatever width the
 terminal has. No timers: the busy mark is static text, which keeps snapshots deterministic.
@@ -13,6 +15,9 @@ from birdie_tui.tui.widgets.format import fmt_pct, fmt_tokens
 
 SEP = " │ "
 BUSY_TEXT = "● working"
+# The approval modes other than "ask", as shown (and their style).
+MODE_TEXT = {"auto": ("⏵⏵ auto-approve", "bold $warning"),
+             "read-only": ("read-only", "bold $success")}
 
 
 class StatusBar(Widget):
@@ -39,6 +44,7 @@ class StatusBar(Widget):
         self.session_in = 0
         self.session_out = 0
         self.busy = False
+        self.approval_mode = "ask"
 
     def update_status(
         self,
@@ -51,6 +57,7 @@ class StatusBar(Widget):
         session_in: int,
         session_out: int,
         busy: bool,
+        approval_mode: str = "ask",
     ) -> None:
         self.model = model
         self.session_id = session_id
@@ -60,6 +67,7 @@ class StatusBar(Widget):
         self.session_in = session_in
         self.session_out = session_out
         self.busy = busy
+        self.approval_mode = approval_mode
         self.refresh()
 
     def status_content(self, width: int) -> Content:
@@ -72,7 +80,9 @@ class StatusBar(Widget):
             f"↓{fmt_tokens(self.session_out, compact=True)}"
         )
         sep = Content.styled(SEP, "$foreground-muted")
+        mode = MODE_TEXT.get(self.approval_mode)
         tail = Content.assemble(
+            *((sep, Content.styled(*mode)) if mode else ()),
             sep,
             Content.styled(ctx, self._ctx_style()),
             sep,

@@ -5,18 +5,10 @@ deliberate change."""
 
 from __future__ import annotations
 
-from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.session_browser import SessionBrowser
 from tests.tui.screens.harness import ScreenHarness
 from tests.tui.screens.test_session_browser import MemorySessions, sample_rows
-
-LONG_COMMAND = {
-    "command": "find . -name '*.py' -print0 | xargs -0 grep -n 'TODO' " + "| sort " * 700,
-    "cwd": "/home/user/project",
-    "timeout": 120,
-}
-
 
 def browser() -> ScreenHarness:
     return ScreenHarness(lambda: SessionBrowser(MemorySessions(sample_rows()), cursor_blink=False))
@@ -32,18 +24,6 @@ class TestSessionBrowser:
         # "random dyne" is full of old action letters: it must show as a filter with no match.
         assert snap_compare(browser(), terminal_size=(120, 40),
                             press=[*"random", "space", *"dyne"])
-
-
-class TestApprovalDialog:
-    def test_long_command_80x24(self, snap_compare):
-        """The approval dialog for a very long shell command at 80x24."""
-        app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", LONG_COMMAND))
-        assert snap_compare(app, terminal_size=(80, 24))
-
-    def test_long_command_120x40(self, snap_compare):
-        """The approval dialog for a very long shell command at 120x40."""
-        app = ScreenHarness(lambda: ApprovalScreen("run_bash", "Shell", LONG_COMMAND))
-        assert snap_compare(app, terminal_size=(120, 40))
 
 
 class TestConfirmDialog:

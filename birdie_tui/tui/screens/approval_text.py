@@ -1,0 +1,151 @@
+"""What the approval dialog says, as Content: the call (a command line, pretty arguments or a
+coloured diff), why it was gated, and the rule an "always" answer would save.
+
+Pure functions of an `ApprovalRequest`, so they are tested without a screen. Everything a
+tool or a model wrote is shown literally (never parsed as markup).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.content import Content
+
+# (choice, default key, label); `{tool}` and `{skill}` are filled from the request.
+CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("once", "y", "Allow once"),
+    ("command", "c", "Always allow this exact command"),
+    ("tool", "t", "Always allow {tool}"),
+    ("skill", "s", "Always allow skill {skill} (all its tools)"),
+    ("deny", "n", "Deny"),
+    ("reason", "r", "Deny and tell the model why…"),
+)
+REMEMBERED = ("command", "tool", "skill")  # the choices that save something first
+NAME_CHARS = 40  # of a tool or skill name inside a choice's label
+BODY_CHARS = 100_000  # of a command or arguments shown (a model can send megabytes)
+RULE_CHARS = 400  # of a rule in the preview under the choices (the call above shows it all)
+
+
+def choices_for(request: Any) -> list[tuple[str, str, str]]:
+    """The dialog's choices for this request (no skill choice for a call without a skill)."""
+    tool, skill = _cut(request.name), _cut(request.skill)
+    return [(choice, key, label.format(tool=tool, skill=skill))
+            for choice, key, label in CHOICES if choice != "skill" or request.skill]
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
+
+
+def question(request: Any) -> Content:
+    parts: list[Any] = ["Birdie wants to run ", (request.name, "bold $accent")]
+    if request.skill:
+        parts += [" from skill ", (request.skill, "bold")]
+    return Content.assemble(*parts)
+
+
+def why(request: Any) -> Content:
+    """What gated the call: the engine's reason, and the skill's declared permissions."""
+    reason = request.why or "it needs approval"
+    perms = [p for p in request.permissions if p not in reason]
+    if perms:
+        reason += f" (permissions: {', '.join(perms)})"
+    return Content(f"Asks because {reason}")
+
+
+def outside(request: Any) -> Content | None:
+    if not request.paths_outside:
+        return None
+    paths = ", ".join(request.paths_outside)
+    return Content.assemble(("⚠ outside the working directory: ", "bold $warning"),
+                            (paths, "$warning"))
+
+
+def args_of(request: Any) -> dict[str, Any] | None:
+    """The arguments, when `command` is just their JSON (not a `bash:` command line)."""
+    try:
+        shown = json.loads(request.command)
+    except (TypeError, ValueError):
+        return None
+    return request.args if shown == json.loads(json.dumps(request.args, default=str)) else None
+
+
+def format_args(args: dict[str, Any]) -> str:
+    """Pretty JSON; values JSON cannot hold are shown with str() rather than failing."""
+    try:
+        return json.dumps(args, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # e.g. non-string keys mixed with others
+        return repr(args)
+
+
+def body(request: Any) -> Content:
+    """The call itself: the diff of a file write, else the command line, else the args."""
+    if request.diff:
+        return diff_content(cut(request.diff))
+    args = args_of(request)
+    if args is not None or not request.command:
+        return Content(cut(format_args(request.args if args is None else args)))
+    return Content.assemble(("$ ", "bold"), (cut(request.command), "bold"))
+
+
+def cut(text: str) -> str:
+    """At most `BODY_CHARS` of `text`, saying how much more there is."""
+    if len(text) <= BODY_CHARS:
+        return text
+    return f"{text[:BODY_CHARS]}\n… {len(text) - BODY_CHARS:,} more characters not shown"
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff, coloured line by line like `git diff`."""
+    lines = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "$accent"
+        elif line.startswith("+"):
+            style = "$success"
+        elif line.startswith("-"):
+            style = "$error"
+        elif line.startswith("\\"):
+            style = "italic $text-muted"
+        else:
+            style = ""
+        lines.append(Content.styled(line, style) if style else Content(line))
+    return Content("\n").join(lines)
+
+
+def saved_item(request: Any, choice: str) -> str:
+    """What an "always" choice saves in the session: a rule, or the skill's name."""
+    if choice == "skill":
+        return request.skill
+    return request.rule_for(choice) or request.name
+
+
+def preview(request: Any, choice: str | None, key: str) -> Content:
+    """The two lines under the choices: for an "always" choice, exactly what will be saved
+    and what it lets through; otherwise the keys."""
+    if choice in REMEMBERED:
+        item = visible(saved_item(request, choice))
+        if len(item) > RULE_CHARS:
+            item = f"{item[:RULE_CHARS]}… ({len(item):,} characters)"
+        head, effect = {
+            "command": ("Saves the rule ", "this exact command runs without asking"),
+            "tool": ("Saves the rule ", f"every {request.name} call runs without asking"),
+            "skill": ("Approves the skill ", "all its tools run without asking"),
+        }[choice]
+        return Content.assemble(
+            (head, "bold $foreground"), (item, "bold $accent"),
+            (f" — {effect} in this session", "$foreground"),
+            "\n", f"{key} again or enter: allow and save · esc: back")
+    if choice is not None:
+        return Content("enter: confirm · esc: back\n")
+    return Content("letter or click: answer · ↑↓ enter: choose · pgup/pgdn: scroll\n"
+                   "esc: not now — the call stays pending, asked again later")
+
+
+def visible(text: str) -> str:
+    """One line: line breaks and tabs shown as symbols (a rule may hold a multi-line
+    command, and the preview must not look like two rules)."""
+    return text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\t", "⇥")
