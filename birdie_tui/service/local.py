@@ -22,7 +22,6 @@ from birdie_tui.agent.events import (
     McpFailed,
     MemoryChanged,
     Recovered,
-    SessionBusy,
     SessionOpened,
     SkillsChanged,
     SkillsReloaded,
@@ -33,7 +32,7 @@ from birdie_tui.service import local_rows
 from birdie_tui.service.local_approvals import LocalApprovals
 from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
-from birdie_tui.service.local_start import make_engine, open_first, user_errors
+from birdie_tui.service.local_start import make_engine, open_first, tell_waits, user_errors
 from birdie_tui.service.protocol import Approver, BirdieError, Listener
 from birdie_tui.service.rows import (
     BrokenSkillFile,
@@ -75,19 +74,6 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._listen_for_recoveries()
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _tell_waits(self, engine: Any) -> None:
-        """A turn waiting for another process's turn is told to the listeners (the TUI shows
-        it); with none (`--print`) the engine says it on stderr."""
-        told = engine.on_wait
-
-        def on_wait(message: str) -> None:
-            if self._listeners:
-                self._emit(SessionBusy(message=message))
-            else:
-                told(message)
-
-        engine.on_wait = on_wait
-
     def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
             listener(event)
@@ -119,7 +105,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
             engine_mod = await asyncio.to_thread(importlib.import_module,
                                                  "birdie_tui.agent.engine")
             self.engine = make_engine(engine_mod, self._options, problems, strict=strict)
-            self._tell_waits(self.engine)
+            tell_waits(self.engine, lambda: bool(self._listeners), self._emit)
             await self.engine.start()
             warnings = self._load_settings()
             if strict:

@@ -4,6 +4,7 @@ next best thing is done (unless `strict`, as headless runs are)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -56,3 +57,19 @@ async def open_first(engine: Any, engine_error: type[Exception], session_id: str
             first = str(exc)
     problems.append(f"{first} — opened a new session instead.")
     return await engine.open_session(None, enable=enable, disable=disable)
+
+
+def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[Any], None]) -> None:
+    """A turn waiting for another process's turn on its session is told to the listeners (the
+    TUI shows it); with none (`--print`) the engine says it on stderr, as it does alone."""
+    from birdie_tui.agent.events import SessionBusy
+
+    told = engine.on_wait
+
+    def on_wait(message: str) -> None:
+        if listening():
+            emit(SessionBusy(message=message))
+        else:
+            told(message)
+
+    engine.on_wait = on_wait

@@ -17,29 +17,14 @@ from birdie_tui.headless import _answers
 from birdie_tui.service import BirdieError
 from birdie_tui.service.rows import ApprovalRequest
 
+from ..agent.conftest import SKILLS
 from ..conftest import clean_env
 from .helpers import events_of, run_cli
 
-GUARDED = """\
----
-name: Guarded
-description: A tool that asks first.
----
-
-## Tools
-
-### touch_file
-description: Create a file.
-entrypoint: bash:touch {path}
-schema:
-  type: object
-  properties:
-    path: {type: string}
-  required: [path]
-
-## Permissions
-- local_shell
-"""
+# The agent tests' guarded skill, gated by a declared capability (upstream Birdie's rule)
+# instead of `require_approval`.
+GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).replace("require_approval: true",
+                                                              "- local_shell")
 
 # A front end whose dialog is open: the approver never answers. Killed with SIGKILL there.
 ASKING = textwrap.dedent("""

@@ -11,6 +11,7 @@ from pathlib import Path
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from birdie_tui.store.checkpoint_prune import prune_database
+from tests.agent.conftest import SKILLS
 
 BULKY = """\
 ---
@@ -143,26 +144,7 @@ async def test_a_session_of_bulky_turns_keeps_one_checkpoint_and_reads_back(tmp_
     assert [m.id for m in state.values["messages"]] == [m.id for m in history[:44]]
 
 
-GUARDED = """\
----
-name: Guarded
-description: A tool that asks first.
----
-
-## Tools
-
-### touch_file
-description: Create a file.
-entrypoint: bash:touch {path}
-schema:
-  type: object
-  properties:
-    path: {type: string}
-  required: [path]
-
-## Permissions
-require_approval: true
-"""
+GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"])  # a tool that asks first
 
 
 async def test_a_pending_approval_survives_pruning_and_a_restart(tmp_path, isolated_home):

@@ -18,14 +18,14 @@ WIDGETS = [
 
 
 def test_widgets_do_not_import_the_agent_stack():
-    """Importing the widgets loads no LLM stack and no agent module beyond events, ledger and
-    provenance (plain dataclasses)."""
+    """Importing the widgets loads no LLM stack and no agent module beyond events, ledger,
+    provenance and approvals (plain dataclasses)."""
     code = (
         "import importlib, sys\n"
-        # The event vocabulary, the ledger's rows and the prompt provenance records are plain
-        # dataclasses, named by widgets.
+        # The event vocabulary, the ledger's rows, the prompt provenance records and the
+        # approval requests are plain dataclasses, named by widgets.
         "CHEAP = {'birdie_tui.agent', 'birdie_tui.agent.events', 'birdie_tui.agent.ledger',"
-        " 'birdie_tui.agent.provenance'}\n"
+        " 'birdie_tui.agent.provenance', 'birdie_tui.agent.approvals'}\n"
         f"for name in {WIDGETS!r}: importlib.import_module(name)\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('langgraph', 'langchain_core', 'langchain_mcp_adapters', 'openai', 'anthropic', 'mistralai')"
