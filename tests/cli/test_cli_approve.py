@@ -23,8 +23,8 @@ from .helpers import events_of, run_cli
 
 # The agent tests' guarded skill, gated by a declared capability (upstream Birdie's rule)
 # instead of `require_approval`.
-GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).replace("require_approval: true",
-                                                              "- local_shell")
+GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).lstrip().replace(
+    "require_approval: true", "- local_shell")
 
 # A front end whose dialog is open: the approver never answers. Killed with SIGKILL there.
 ASKING = textwrap.dedent("""
@@ -39,6 +39,8 @@ ASKING = textwrap.dedent("""
             await asyncio.Event().wait()
         async for _ in birdie.send(sys.argv[2], approver=approver):
             pass
+        print("NOT ASKED", flush=True)  # the test fails on this line instead of waiting
+        await birdie.close()
 
     asyncio.run(main())
 """)

@@ -144,7 +144,7 @@ async def test_a_session_of_bulky_turns_keeps_one_checkpoint_and_reads_back(tmp_
     assert [m.id for m in state.values["messages"]] == [m.id for m in history[:44]]
 
 
-GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"])  # a tool that asks first
+GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).lstrip()  # a tool that asks first
 
 
 async def test_a_pending_approval_survives_pruning_and_a_restart(tmp_path, isolated_home):
