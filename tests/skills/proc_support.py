@@ -8,6 +8,8 @@ import signal
 import time
 from pathlib import Path
 
+from birdie_tui.skills.reaper_child import _pid_alive
+
 POLL_LIMIT = 60.0  # seconds: generous; a test fails on what it finds, never on how long it took
 
 
@@ -21,17 +23,8 @@ def tree_command(pid_file: Path, extra: str = "") -> str:
 TREE_PIDS = 3  # the tool's shell, its child, its grandchild
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for a reaping parent counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
+# Running (a zombie waiting for a reaping parent counts as gone): the reaper's own check.
+alive = _pid_alive
 
 
 def read_pids(pid_file: Path) -> list[int]:
