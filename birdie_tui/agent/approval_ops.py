@@ -150,21 +150,20 @@ class ApprovalOps:
         if await self._no_interrupt_written(config["configurable"]["thread_id"]):
             return []  # the usual case, without reading (and decoding) the whole history
         state = await self._graph.aget_state(config)
-        found: list[ApprovalRequest] = []
-        for pending in getattr(state, "interrupts", ()) or ():
-            value = getattr(pending, "value", None)
-            if isinstance(value, dict):
-                found += [ApprovalRequest.from_dict(item) for item in value.get("approvals", [])
-                          if isinstance(item, dict)]
-        return found
+        return requests_of(getattr(state, "interrupts", ()))
 
 
 def interrupts_in(mode: str, data: Any) -> list[ApprovalRequest]:
     """The approval requests a turn's stream says it stopped for (an `updates` item)."""
     if mode != "updates" or not isinstance(data, dict) or "__interrupt__" not in data:
         return []
+    return requests_of(data["__interrupt__"])
+
+
+def requests_of(interrupts: Any) -> list[ApprovalRequest]:
+    """The approval requests in LangGraph interrupts (as `graph.run_tools` raises them)."""
     found: list[ApprovalRequest] = []
-    for pending in data["__interrupt__"] or ():
+    for pending in interrupts or ():
         value = getattr(pending, "value", None)
         if isinstance(value, dict):
             found += [ApprovalRequest.from_dict(item) for item in value.get("approvals", [])
