@@ -5,89 +5,17 @@ session on disk is valid and continues."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
-import select
 import signal
-import struct
-import sys
-import termios
 import time
 
 import pytest
 
-from ..conftest import clean_env
+from ..pty_app import PtyApp
 from ..skills.proc_support import (POLL_LIMIT, TREE_PIDS, history_is_valid, read_pids,
                                    wait_gone, write_tree_skill)
 from .helpers import run_cli
-
-
-class PtyApp:
-    """`birdie-tui` on the slave side of a new pty, as its controlling terminal."""
-
-    def __init__(self, home, *args: str) -> None:
-        env = clean_env(home)
-        env.update(TERM="xterm-256color", BIRDIE_WATCH="0")
-        argv = [sys.executable, "-m", "birdie_tui.cli", *args]
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: nothing but exec
-            os.execve(sys.executable, argv, env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        self.screen = bytearray()
-        self.status: int | None = None
-
-    def pump(self, seconds: float) -> None:
-        """Read what the app draws (it must never block on a full terminal)."""
-        end = time.monotonic() + seconds
-        while self.fd >= 0 and time.monotonic() < end:
-            ready, _, _ = select.select([self.fd], [], [], 0.05)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    data = b""
-                if not data:
-                    return
-                self.screen.extend(data)
-
-    def wait_for(self, what: bytes) -> None:
-        deadline = time.monotonic() + POLL_LIMIT
-        while what not in self.screen and time.monotonic() < deadline:
-            self.pump(0.1)
-        assert what in self.screen, f"never drawn: {what!r}"
-
-    def type(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def hang_up(self) -> None:
-        """Close the terminal: the kernel sends SIGHUP to the app, reads and writes fail."""
-        os.close(self.fd)
-        self.fd = -1
-
-    def wait_exit(self) -> int:
-        deadline = time.monotonic() + POLL_LIMIT
-        while time.monotonic() < deadline:
-            self.pump(0.05) if self.fd >= 0 else time.sleep(0.05)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.status = os.waitstatus_to_exitcode(status)
-                return self.status
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        raise AssertionError("the app did not exit")
-
-    def close(self) -> None:
-        if self.status is None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (OSError, ChildProcessError):
-                pass
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
 
 
 def run_tool_in_tui(home, tmp_path) -> tuple[PtyApp, list[int]]:
