@@ -25,6 +25,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="disable a skill for the session being opened (repeatable)")
     parser.add_argument("--auto-approve", action="store_true",
                         help="run tools that ask for approval without asking")
+    parser.add_argument("--database-url", metavar="URL",
+                        help="keep sessions in this PostgreSQL database (postgresql://...; "
+                             "default: $BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
 
 
 def main_parser() -> argparse.ArgumentParser:
@@ -106,11 +109,23 @@ def skills_parser() -> argparse.ArgumentParser:
 def sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{PROG} sessions")
     sub = parser.add_subparsers(dest="action", required=True)
-    listing = sub.add_parser("list", help="list the user's sessions, newest first")
+    listing = sub.add_parser("list", help="list the user's sessions, newest first (with a "
+                             "database: the team's)")
     listing.add_argument("--user")
     listing.add_argument("--json", action="store_true")
-    export = sub.add_parser("export", help="print a session's conversation")
-    export.add_argument("id")
+    export = sub.add_parser("export", help="print a session's conversation (ID), or copy the "
+                            "database's sessions into a home folder (--to-home DIR)")
+    export.add_argument("id", nargs="?")
     export.add_argument("--user")
     export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    export.add_argument("--to-home", type=Path, metavar="DIR",
+                        help="copy sessions and memory from the database into this BIRDIE_HOME")
+    imported = sub.add_parser("import", help="copy a home folder's sessions and memory into "
+                              "the database")
+    imported.add_argument("--from-home", type=Path, metavar="DIR", required=True)
+    imported.add_argument("--user", help="only this user's sessions (default: every user)")
+    for sub_parser in (listing, export, imported):
+        sub_parser.add_argument("--database-url", metavar="URL",
+                                help="the PostgreSQL database (default: $BIRDIE_DATABASE_URL, "
+                                     "then settings.json)")
     return parser

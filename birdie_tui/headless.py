@@ -79,7 +79,8 @@ def _guarded(run: Callable[[], Awaitable[int]]) -> int:
 
 def birdie_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"user": getattr(args, "user", None), "skills_dirs": getattr(args, "skills_dir", None),
-            "config_file": getattr(args, "config", None)}
+            "config_file": getattr(args, "config", None),
+            "database_url": getattr(args, "database_url", None)}
 
 
 # ---------------------------------------------------------------------------- --print
@@ -288,6 +289,11 @@ def skills_command(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- sessions
 def sessions_command(args: argparse.Namespace) -> int:
+    from birdie_tui.sessions_cli import database_command
+
+    done = database_command(args)  # the shared database's list, import, export --to-home
+    if done is not None:
+        return done
     if args.action == "list":
         return _guarded(lambda: _sessions_list(args))
     return _guarded(lambda: _sessions_export(args))

@@ -10,7 +10,7 @@ _SCRUB = (
     "LLM_VENDOR", "LLM_MODEL", "LLM_PROVIDER_CONFIG", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
     "MISTRAL_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
     "AZURE_OPENAI_ENDPOINT", "BIRDIE_SKILLS_DIR", "BIRDIE_OFFLINE_TPS", "OPENAI_BASE_URL",
-    "OLLAMA_BASE_URL", "BIRDIE_SETTINGS_FILE",
+    "OLLAMA_BASE_URL", "BIRDIE_SETTINGS_FILE", "BIRDIE_DATABASE_URL",
 )
 
 
@@ -30,3 +30,32 @@ def clean_env(home) -> dict[str, str]:
     env["BIRDIE_HOME"] = str(home)
     env["USER"] = "tester"
     return env
+
+
+# ---------------------------------------------------------------- a real PostgreSQL server
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the test session (see tests/pg_server.py), stopped at the
+    end; the tests that need it are skipped, saying how to install it, when it is missing."""
+    from .pg_server import INSTALL_HINT, PgServer, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(INSTALL_HINT)
+    server = PgServer(bindir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty database for one test (dropped afterwards): its postgresql:// URL."""
+    name = pg_server.create_database()
+    try:
+        yield pg_server.url(name)
+    finally:
+        pg_server.drop_database(name)
+

@@ -87,19 +87,11 @@ class ApprovalOps:
     # --------------------------------------------------------------- pending
     async def _no_interrupt_written(self, thread_id: str) -> bool:
         """True when the thread's latest checkpoint surely has no interrupt pending (one
-        indexed query on the sqlite saver); False when it may, or cannot be told."""
-        conn = getattr(self, "_conn", None)
-        if conn is None:
+        indexed query); False when it may, or cannot be told."""
+        checkpoints = getattr(self, "_checkpoints", None)
+        if checkpoints is None:
             return False
-        try:
-            async with conn.execute(
-                    "SELECT 1 FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND "
-                    "channel = '__interrupt__' AND checkpoint_id = (SELECT max(checkpoint_id) "
-                    "FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '') LIMIT 1",
-                    (thread_id, thread_id)) as cursor:
-                return await cursor.fetchone() is None
-        except Exception:  # noqa: BLE001 - not sure: read the state
-            return False
+        return await checkpoints.no_interrupt_written(thread_id)
 
     async def ask_approvals(self, pending: list[ApprovalRequest], approver: Any
                             ) -> tuple[dict[str, dict[str, Any]], list[ApprovalRequest]]:

@@ -13,18 +13,17 @@ so starting and quitting leaves no empty session behind.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from birdie_tui.agent.approval_ops import ApprovalOps
-from birdie_tui.agent.checkpointer import open_checkpointer
 from birdie_tui.agent.compact_ops import CompactOps
 from birdie_tui.agent.graph import build_graph
 from birdie_tui.agent.ledger import Ledger, TokenLedger
 from birdie_tui.agent.session_guard import SessionGuard
 from birdie_tui.agent.session_ops import INTERRUPTED_MARK, SessionOps
+from birdie_tui.agent.sqlite_checkpoints import SqliteCheckpoints
 from birdie_tui.agent.turn_ops import TurnOps
 from birdie_tui.agent.options import (
     EngineError,
@@ -43,8 +42,13 @@ from birdie_tui.skills.models import LoadResult, Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.skills.reload import ReloadReport, merge_reload
-from birdie_tui.store import BirdiePaths, MemoryStore, SessionMeta, SessionStore
-from birdie_tui.store.checkpoint_prune import CONNECTION_PRAGMAS, prune_database
+from birdie_tui.store import BirdiePaths, SessionMeta
+from birdie_tui.store.database import (
+    InvalidDatabaseUrl,
+    open_memory_store,
+    open_session_store,
+    resolve_database_url,
+)
 from birdie_tui.store.paths import default_user, validate_user
 from birdie_tui.store.settings import load_settings
 
@@ -63,10 +67,21 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         # Every key and base_url password this app can know of, masked wherever text leaves it.
         collect_secrets(env, self.options.config_file)
         remember_config(self.provider)
-        self.sessions = SessionStore(self.paths, self.user)
+        # Unset: the embedded store under BIRDIE_HOME; postgresql://...: a shared database.
+        try:
+            self.database_url = resolve_database_url(self.options.database_url, env, self.paths)
+        except InvalidDatabaseUrl as exc:
+            raise EngineError(str(exc)) from None
+        try:
+            self.sessions = open_session_store(self.paths, self.user, self.database_url)
+            self.memory = open_memory_store(self.paths, self.user, self.database_url)
+        except ConnectionError as exc:  # the database is unreachable, or newer than this code
+            close = getattr(getattr(self, "sessions", None), "close", None)
+            if close is not None:
+                close()
+            raise EngineError(str(exc)) from None
         self.settings = load_settings(self.paths)[0]  # the front end reports its warnings
         self.last_call = None  # the latest model call's provenance (auto-compaction reads it)
-        self.memory = MemoryStore(self.paths, self.user)
         self.registry = SkillRegistry(LoadResult())
         self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
         self.policy = SkillPolicy()
@@ -83,7 +98,7 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         self._graph: Any = None
         self.needs_repair = True  # see SessionOps: the open history may need a repair
         self._saver: Any = None
-        self._conn: Any = None
+        self._checkpoints: Any = None  # SqliteCheckpoints or PgCheckpoints
 
     # ----------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -94,18 +109,23 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         # The vendor SDK import costs 1-2 s: off the event loop, so a TUI stays responsive.
         await asyncio.to_thread(load_adapter, self.provider.vendor)
         self.model = create_chat_model(self.provider)
-        self.paths.ensure_user_dir(self.user)
-        db = self.paths.checkpoints_db(self.user)
-        try:
-            self._conn, self._saver = await open_checkpointer(db, logs_dir=self.paths.logs_dir)
-        except sqlite3.OperationalError as exc:  # locked, read-only, no permission: not damage
-            raise EngineError(f"cannot open the history database {db}: {exc}") from exc
-        for pragma in CONNECTION_PRAGMAS:  # wait for a busy database; keep the WAL small
-            await self._conn.execute(pragma)
-        # Old files (and Birdie's) keep every step's checkpoint: only the latest is needed.
-        await asyncio.to_thread(prune_database, db)
+        self._checkpoints = await self._open_checkpoints()
+        self._saver = self._checkpoints.saver
         self._graph = build_graph(self._saver)
         self._watch_checkpoints()  # see SessionGuard: prune and count after each checkpoint
+
+    async def _open_checkpoints(self) -> Any:
+        if self.database_url:
+            from birdie_tui.agent.pg_checkpoints import open_pg_checkpoints
+            from birdie_tui.store.pg.connect import DatabaseUnavailable
+
+            try:
+                return await open_pg_checkpoints(self.database_url)
+            except DatabaseUnavailable as exc:
+                raise EngineError(str(exc)) from exc
+        self.paths.ensure_user_dir(self.user)
+        return await SqliteCheckpoints.open(self.paths.checkpoints_db(self.user),
+                                            logs_dir=self.paths.logs_dir)
 
     async def aclose(self) -> None:
         close_model = getattr(self.model, "aclose", None)  # vendor SDK clients
@@ -115,9 +135,15 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         except Exception:  # noqa: BLE001 - closing must go on to the checkpointer
             pass
         await self.mcp.aclose()
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await conn.close()
+        if self._checkpoints is not None:
+            checkpoints, self._checkpoints = self._checkpoints, None
+            await checkpoints.aclose()
+        close_store = getattr(self.sessions, "close", None)  # the Postgres store's connections
+        if close_store is not None:
+            close_store()
+        close_memory = getattr(self.memory, "close", None)
+        if close_memory is not None:
+            close_memory()
 
     def mcp_status(self) -> list[ServerStatus]:
         """Each MCP skill's server: not started / starting / running (tools) / failed (reason)

@@ -48,4 +48,7 @@ class EngineOptions:
     max_tool_calls: int = 40  # per turn (the loop guard); 0: no limit (/tool cap off)
     tool_timeout: float = 120.0
     mcp_start_timeout: float | None = None  # None: $BIRDIE_MCP_START_TIMEOUT, else 15 s
+    # postgresql://... keeps sessions, memory and checkpoints there (`store.database`); None:
+    # $BIRDIE_DATABASE_URL, then settings.json's database_url, else the embedded store.
+    database_url: str | None = None
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)

@@ -23,7 +23,6 @@ from typing import Any
 
 from birdie_tui.agent.accounting import settle
 from birdie_tui.skills.policy import SkillPolicy
-from birdie_tui.store.checkpoint_prune import PRUNE_THREAD
 
 WAIT_ENV = "BIRDIE_SESSION_WAIT"
 DEFAULT_WAIT = 300.0
@@ -36,7 +35,7 @@ def _tell_stderr(message: str) -> None:
 
 class SessionGuard:
     """Needs from the engine: `session`, `sessions`, `policy`, `options`, `ledger`, `price`,
-    `model_label`, `messages()`, `_head_checkpoint()`, `_saver`, `_conn`."""
+    `model_label`, `messages()`, `_head_checkpoint()`, `_saver`, `_checkpoints`."""
 
     session: Any
     sessions: Any
@@ -44,7 +43,7 @@ class SessionGuard:
     options: Any
     needs_repair: bool
     _saver: Any
-    _conn: Any
+    _checkpoints: Any  # agent.sqlite_checkpoints / agent.pg_checkpoints
     _history_cache: Any
     ledger: Any
     # Told once when a turn has to wait for another process (the TUI may show it instead).
@@ -122,8 +121,9 @@ class SessionGuard:
                 return None
         except OSError as exc:
             return f"cannot lock session {session_id}: {exc}"
-        holder = lock.holder()
-        who = f"process {holder}" if holder else "another process"
+        holder = lock.holder()  # a pid (a file lock), or "user@host pid N" (Postgres)
+        who = (f"process {holder}" if str(holder).isdigit() else str(holder)) if holder \
+            else "another process"
         patience = self._patience()
         if patience > 0:
             self.on_wait(f"waiting for {who}, which is running a turn on session {session_id}")
@@ -186,16 +186,8 @@ class SessionGuard:
             await self._prune(meta.id, head)
 
     async def _prune(self, thread_id: str, head: str) -> None:
-        """Drop the thread's checkpoints and writes older than `head` (best effort: what a
-        busy database keeps now goes with the next checkpoint)."""
-        try:
-            async with self._saver.lock:
-                for statement in PRUNE_THREAD:
-                    await self._conn.execute(statement, (thread_id, "", head))
-                await self._conn.commit()
-        except Exception:  # noqa: BLE001 - pruning never fails a turn
-            with contextlib.suppress(Exception):
-                await self._conn.rollback()
+        """Drop the thread's checkpoints older than `head` (best effort: never fails a turn)."""
+        await self._checkpoints.prune(thread_id, head)
 
     def _settle(self, messages: Sequence[Any]) -> None:
         """Count in the session JSON what `messages` (the checkpointed history, read under

@@ -225,14 +225,7 @@ class SessionOps:
         """The id of the thread's latest checkpoint (one indexed query): while it is the same,
         the history read last time is still the history, so opening a session (transcript,
         provenance, context panel) deserialises it once, not four times."""
-        try:
-            async with self._conn.execute(
-                    "SELECT max(checkpoint_id) FROM checkpoints "
-                    "WHERE thread_id = ? AND checkpoint_ns = ''", (thread_id,)) as cursor:
-                row = await cursor.fetchone()
-        except Exception:  # noqa: BLE001 - no cache is always correct
-            return None
-        return row[0] if row else None
+        return await self._checkpoints.head(thread_id)
 
     async def repair_session(self, partial_reply: str | None = None) -> bool:
         """Make the open session's history valid in place (after a cancel, crash or error).

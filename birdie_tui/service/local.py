@@ -57,8 +57,10 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
-                 config_file: Any = None, environ: Mapping[str, str] | None = None) -> None:
+                 config_file: Any = None, environ: Mapping[str, str] | None = None,
+                 database_url: str | None = None) -> None:
         self._options = {"user": user, "skills_dirs": skills_dirs, "config_file": config_file,
+                         "database_url": database_url,
                          "environ": dict(os.environ if environ is None else environ)}
         self.engine: Any = None  # for tests; front ends use the methods
         self._listeners: list[Listener] = []

@@ -75,7 +75,13 @@ def session_row(meta: Any, current: str | None) -> SessionRow:
     return SessionRow(id=meta.id, title=meta.title or "(untitled)", updated_at=meta.updated_at,
                       turns=meta.turns, input_tokens=meta.input_tokens,
                       output_tokens=meta.output_tokens, current=meta.id == current,
-                      created_at=meta.created_at)
+                      created_at=meta.created_at, written_by=written_by(meta))
+
+
+def written_by(meta: Any) -> str:
+    """"user@host" of a shared store's summary (its last writer); "" for local sessions."""
+    user, host = getattr(meta, "last_user", ""), getattr(meta, "last_host", "")
+    return f"{user}@{host}" if user and host else user or host
 
 
 # The rows of the last listing, by the (immutable) summary they were made from: listing again

@@ -54,6 +54,8 @@ class SessionRow:
     output_tokens: int
     current: bool = False
     created_at: str = ""
+    # Who last wrote it, "user@host", in a shared store (Postgres, a server); "" when local.
+    written_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -217,7 +217,7 @@ def _entry(raw: Any, user: str, name: str) -> Entry | None:
             and (title is None or type(title) is str) and turns >= 0 and inp >= 0 and out >= 0):
         return None
     summary = _new_summary(SessionSummary, (name[:-5], user, created, updated, turns, title, inp,
-                                            out))
+                                            out, "", ""))
     return (ino, size, mtime, ctime), summary
 
 

@@ -253,6 +253,9 @@ class SessionSummary(NamedTuple):
     title: str | None
     input_tokens: int
     output_tokens: int
+    # Who last wrote the session (a shared database: `store.pg`); empty in the embedded store.
+    last_user: str = ""
+    last_host: str = ""
 
     @property
     def is_empty(self) -> bool:

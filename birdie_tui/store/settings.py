@@ -39,6 +39,9 @@ class Settings(BaseModel):
     notify: bool = True
     # The longest `timeout_s` a model may ask of a bash/http tool without its own `timeout:`.
     tool_max_timeout: float = Field(600.0, ge=1, le=86400)
+    # A shared PostgreSQL database for sessions and memory (see store.database); None: the
+    # embedded store under BIRDIE_HOME.
+    database_url: str | None = None
 
 
 def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:

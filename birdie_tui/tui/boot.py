@@ -47,7 +47,8 @@ class Boot:
         self.error = None
         args = self.app.args
         birdie = local_birdie(user=args.user, skills_dirs=args.skills_dir,
-                              config_file=args.config, environ=self.app.environ)
+                              config_file=args.config, environ=self.app.environ,
+                              database_url=getattr(args, "database_url", None))
         # Before start: files repaired while starting are told as it happens.
         unsubscribe = birdie.subscribe(self.app.heard)
         try:

@@ -58,6 +58,7 @@ def row_content(row: SessionRow) -> Content:
         row.title,
         sep,
         (format_updated(row.updated_at), "$foreground-muted"),
+        *((sep, (f"by {row.written_by}", "$foreground-muted")) if row.written_by else ()),
         sep,
         (turns, "$foreground-muted"),
         sep,

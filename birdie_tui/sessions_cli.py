@@ -1,0 +1,106 @@
+"""`birdie-tui sessions ...` on a shared PostgreSQL database: `list` (the team's sessions, with
+who wrote each last), `import --from-home DIR` and `export --to-home DIR` (`agent.transfer`).
+Without a database URL, `list` and `export ID` stay the embedded store's (in `headless`).
+
+Errors are one line on stderr, exit 2: no URL, an invalid one, an unreachable database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+__all__ = ["database_command"]
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> int:
+    from birdie_tui.secrets import scrub
+
+    print(f"birdie-tui: {scrub(message)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def database_command(args: argparse.Namespace) -> int | None:
+    """Run `args` when it is a database command; None when the embedded path should."""
+    from birdie_tui.store.database import InvalidDatabaseUrl, resolve_database_url
+    from birdie_tui.store.paths import BirdiePaths, InvalidName
+
+    if args.action == "export" and (args.id is None) == (args.to_home is None):
+        return _fail("sessions export: give a session ID (its conversation) or --to-home DIR "
+                     "(every session), not both")
+    if args.action == "export" and args.id is not None:
+        return None
+    try:
+        url = resolve_database_url(args.database_url, os.environ, BirdiePaths.from_env())
+    except InvalidDatabaseUrl as exc:
+        return _fail(str(exc))
+    if url is None:
+        if args.action == "list":
+            return None
+        return _fail(f"sessions {args.action}: no database: give --database-url "
+                     "postgresql://... or set $BIRDIE_DATABASE_URL")
+    from birdie_tui.store.pg.connect import DatabaseUnavailable
+
+    try:
+        if args.action == "list":
+            return _list(args, url)
+        return _transfer(args, url)
+    except (DatabaseUnavailable, InvalidName) as exc:
+        return _fail(str(exc))
+
+
+def _list(args: argparse.Namespace, url: str) -> int:
+    from birdie_tui.store.paths import default_user, validate_user
+    from birdie_tui.store.pg.sessions import PgSessionStore
+    from birdie_tui.store.session_meta import session_row
+
+    store = PgSessionStore(url, validate_user(args.user or default_user()))
+    try:
+        summaries = store.summaries()
+    finally:
+        store.close()
+    if args.json:
+        rows = [{**session_row(s), "user_id": s.user_id, "last_user": s.last_user,
+                 "last_host": s.last_host} for s in summaries]
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not summaries:
+        print("no sessions yet")
+        return 0
+    lines = []
+    for s in summaries:
+        tokens = f"↑{s.input_tokens} ↓{s.output_tokens}"
+        who = f"{s.last_user}@{s.last_host}" if s.last_user else s.user_id
+        lines.append(f"{s.id:<14} {s.turns:>4} turns  {tokens:<16} "
+                     f"{s.updated_at[:16].replace('T', ' ')}  {who:<24} "
+                     f"{s.title or '(untitled)'}")
+    print("\n".join(lines))
+    return 0
+
+
+def _transfer(args: argparse.Namespace, url: str) -> int:
+    from birdie_tui.agent.transfer import export_home, import_home
+
+    if args.action == "import":
+        folder = args.from_home.expanduser()
+        if not (folder / "sessions").is_dir():
+            return _fail(f"sessions import: {folder} has no sessions folder (a BIRDIE_HOME "
+                         "holds sessions/<user>/...)")
+        report = asyncio.run(import_home(folder, url, args.user))
+        verb = "imported"
+    else:
+        report = asyncio.run(export_home(args.to_home.expanduser(), url, args.user))
+        verb = "exported"
+    print(f"{verb} {len(report.moved)} session(s), {report.notes} memory note(s); "
+          f"{len(report.skipped)} already there")
+    for old, new in sorted(report.renamed.items()):
+        if old not in report.skipped:
+            print(f"  {old} -> {new} (the id was taken)")
+    for problem in report.problems:
+        print(f"  problem: {problem}", file=sys.stderr)
+    return 1 if report.problems else 0

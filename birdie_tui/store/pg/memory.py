@@ -1,0 +1,96 @@
+"""`PgMemoryStore`: one user's long-term memory in the shared database, with
+`store.memory.MemoryStore`'s API (entries, add, delete). Each user has their own notes; the
+order is the order they were added (Birdie injects them oldest first)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import psycopg
+
+from ..memory import MemoryEntry
+from ..paths import validate_user
+from .connect import PgClient
+from .migrations import migrate
+
+__all__ = ["PgMemoryStore"]
+
+
+class PgMemoryStore:
+    def __init__(self, url: str, user: str) -> None:
+        self.url = url
+        self.user = validate_user(user)
+        self.warnings: list[str] = []
+        self._db = PgClient(url, self.user, on_connect=lambda conn: migrate(conn, url))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def entries(self) -> list[MemoryEntry]:
+        """The user's notes, oldest first."""
+        rows = self._db.run(lambda conn: conn.execute(
+            "SELECT id, timestamp, content FROM birdie_memory WHERE user_id = %s ORDER BY seq",
+            (self.user,)).fetchall())
+        return [MemoryEntry(*row) for row in rows]
+
+    def add(self, text: str) -> MemoryEntry:
+        """Append a note; blank text raises ValueError."""
+        content = (text or "").strip()
+        if not content:
+            raise ValueError("nothing to remember: the note is empty")
+        stamp = datetime.now(timezone.utc).isoformat()
+
+        def work(conn: psycopg.Connection) -> MemoryEntry:
+            while True:  # an 8-hex id already taken by this user: draw another
+                entry = MemoryEntry(uuid.uuid4().hex[:8], stamp, content)
+                if self._insert(conn, entry):
+                    return entry
+
+        return self._db.run(work)
+
+    def _insert(self, conn: psycopg.Connection, entry: MemoryEntry) -> bool:
+        return conn.execute(
+            "INSERT INTO birdie_memory (user_id, id, timestamp, content) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (user_id, id) DO NOTHING RETURNING seq",
+            (self.user, entry.id, entry.timestamp, entry.content)).fetchone() is not None
+
+    def insert(self, entry: MemoryEntry) -> bool:
+        """Add `entry` as it is (an import); False when the user already has a note with its
+        id or the same text."""
+        def work(conn: psycopg.Connection) -> bool:
+            with conn.transaction():
+                if conn.execute("SELECT 1 FROM birdie_memory WHERE user_id = %s AND content = %s",
+                                (self.user, entry.content)).fetchone():
+                    return False
+                return self._insert(conn, entry)
+        return self._db.run(work)
+
+    def delete(self, key: str | int) -> MemoryEntry | None:
+        """Remove the note with id ``key``, else the ``key``-th (1-based); None if no match."""
+        def work(conn: psycopg.Connection) -> MemoryEntry | None:
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT seq, id, timestamp, content FROM birdie_memory WHERE user_id = %s "
+                    "ORDER BY seq FOR UPDATE", (self.user,)).fetchall()
+                target = _pick(rows, key)
+                if target is None:
+                    return None
+                conn.execute("DELETE FROM birdie_memory WHERE seq = %s", (target[0],))
+                return MemoryEntry(*target[1:])
+        return self._db.run(work)
+
+
+def _pick(rows: list[tuple], key: str | int) -> tuple | None:
+    """The row with id `key`, else the `key`-th (1-based), by MemoryStore's rules."""
+    if isinstance(key, str):
+        wanted = key.strip()
+        for row in rows:
+            if row[1] == wanted:
+                return row
+        if not wanted.isdigit():
+            return None
+        key = int(wanted)
+    if isinstance(key, int) and not isinstance(key, bool) and 1 <= key <= len(rows):
+        return rows[key - 1]
+    return None
