@@ -59,3 +59,13 @@ def pg_url(pg_server):
     finally:
         pg_server.drop_database(name)
 
+
+# A real `langgraph dev` for the server tests (see tests/lg_server.py).
+from tests.lg_server import lg_server, lg_server_factory, report_server_logs  # noqa: E402,F401
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report shows the log tail of the LangGraph servers running."""
+    outcome = yield
+    report_server_logs(outcome.get_result())

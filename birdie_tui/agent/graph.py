@@ -87,6 +87,8 @@ class AgentContext:
     max_loaded: int = 3
     context_window: int | None = None  # the model's, for the history budget
     custom_prompt: str = ""  # $BIRDIE_HOME/system_prompt.md
+    wire_events: bool = False  # served (birdie_tui.server): custom events as plain JSON
+    workdir: str | None = None  # where project instructions are read; None: the current dir
 
 
 def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
@@ -127,7 +129,7 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     prompt, report = build_system_prompt(
         allowed, latest_user_text(messages), loaded=lease.active, memory=ctx.memory,
         tools_by_tag=ctx.toolbox.tools_by_tag(allowed), mode=ctx.loading,
-        custom=ctx.custom_prompt, project=project_instructions(),
+        custom=ctx.custom_prompt, project=project_instructions(ctx.workdir),
         summary=state.get("summary", ""), tool_tokens=tool_tokens)
     if capped:
         prompt += "\n\n" + LOOP_GUARD_NOTE
@@ -137,7 +139,7 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     record = call_record(messages, report, window, len(messages) - len(visible),
                          evicted=lease.evicted, skipped=not_loaded(allowed, report, ctx.loading))
     report.context = record
-    get_stream_writer()({"injected": report})
+    get_stream_writer()({"injected": _injected_event(report, ctx.wire_events)})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
     response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]),
                                 taken=call_ids(messages))
@@ -148,6 +150,15 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     response = with_record(response, record)
     written = [response, *placeholders(response)]
     return {"messages": replace_all([*messages, *written]) if repaired else written}
+
+
+def _injected_event(report: Any, wire: bool) -> Any:
+    """The `injected` event as streamed: the object locally, JSON from a server."""
+    if not wire:
+        return report
+    from birdie_tui.agent.wire import injected_to_wire
+
+    return injected_to_wire(report)
 
 
 def placeholders(response: Any) -> list[ToolMessage]:

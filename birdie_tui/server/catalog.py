@@ -1,0 +1,61 @@
+"""What a remote front end lists: the server's skills, tools, MCP servers, model and settings,
+as the JSON dicts of the front door's rows (`service.rows`), for a given set of grants.
+
+The rows are built by the same builders the local service uses (`service.local_rows`), over
+a small view of the runtime that answers as the engine does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from birdie_tui.args import version
+from birdie_tui.server.runtime import BirdieRuntime
+from birdie_tui.service import local_rows
+from birdie_tui.service.rows import ModelFacts, SettingsRow, ToolRow
+from birdie_tui.skills.policy import SkillPolicy
+
+
+class _EngineView:
+    """The engine's answers `local_rows` needs, from the runtime and the given grants."""
+
+    def __init__(self, rt: BirdieRuntime, policy: SkillPolicy):
+        self.registry = rt.registry
+        self.broken_skills: dict[str, Any] = {}  # loaded once: no "last good version" here
+        self._rt, self._policy = rt, policy
+
+    def skills(self) -> list[Any]:
+        return self.registry.skills()
+
+    def is_enabled(self, skill: Any) -> bool:
+        return self._policy.is_enabled(skill)
+
+    def mcp_status(self) -> list[Any]:
+        return self._rt.mcp.status(self.skills(), self.is_enabled)
+
+
+async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[str]
+                        ) -> dict[str, Any]:
+    """The catalog as plain JSON (see the `birdie_info` graph)."""
+    view = _EngineView(rt, SkillPolicy(enabled, disabled))
+    settings = rt.settings
+    box = rt.toolbox(enabled, disabled, loading=settings.skill_loading,
+                     decay_turns=settings.skill_decay_turns)
+    tools = [ToolRow(t.name, (t.description or "").splitlines()[0] if t.description else "")
+             for t in await box.tools()]
+    return {
+        "skills": [asdict(row) for row in local_rows.skill_rows(view)],
+        "broken": [asdict(row) for row in local_rows.broken_files(view)],
+        "tools": [asdict(row) for row in tools],
+        # After the tools: listing them starts the enabled MCP servers, whose state this says.
+        "mcp": [asdict(local_rows.mcp_row(s)) for s in view.mcp_status()],
+        "model": asdict(ModelFacts(rt.model_label, rt.context_window, rt.price)),
+        "settings": asdict(SettingsRow(theme=settings.theme, tool_output=settings.tool_output,
+                                       keymap=tuple(sorted(settings.keymap.items())),
+                                       notify=settings.notify)),
+        "server": {"birdie_tui_version": version(), "home": str(rt.paths.home)},
+    }
+
+
+__all__ = ["build_catalog"]

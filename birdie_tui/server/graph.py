@@ -1,0 +1,115 @@
+"""The `birdie` graph a LangGraph server serves: the local agent's own nodes, each given an
+`AgentContext` built for the run from the server's runtime and the thread's grants.
+
+A thread is a session. What the local engine keeps in the session JSON (skill grants, saved
+approvals, the approval mode) the client keeps in the thread's metadata under `birdie`; the
+server passes thread metadata to a run as `config["metadata"]`, so every node reads the grants
+in force when the run started. No checkpointer here: the server brings its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from birdie_tui.agent.approvals import MODES, ApprovalPolicy
+from birdie_tui.agent.graph import (
+    AgentContext,
+    AgentState,
+    agent_node,
+    route_after_agent,
+    tools_node,
+)
+from birdie_tui.agent.prompt import LOADING_MODES
+from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
+
+METADATA_KEY = "birdie"  # the thread metadata the client writes
+DEFAULT_MAX_TOOL_CALLS = 40  # per turn, as the CLI's default
+
+
+def thread_grants(config: RunnableConfig | None) -> dict[str, Any]:
+    """The thread's `birdie` metadata (empty when absent or not a dict)."""
+    metadata = (config or {}).get("metadata") or {}
+    grants = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
+    return grants if isinstance(grants, dict) else {}
+
+
+def strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _count(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else default
+
+
+async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = None
+                      ) -> AgentContext:
+    """What the agent's nodes get for this run: the server's model, skills and settings, the
+    thread's grants, rules and mode (unknown or malformed keys fall back to the server's
+    settings)."""
+    rt = rt or await ashared_runtime()
+    grants = thread_grants(config)
+    settings = rt.settings
+    loading = grants.get("skill_loading")
+    loading = loading if loading in LOADING_MODES else settings.skill_loading
+    mode = grants.get("approval_mode")
+    approvals = ApprovalPolicy.build(
+        mode=mode if mode in MODES else settings.approval_mode,
+        settings_rules=settings.permissions,
+        session_rules=strings(grants.get("approval_rules")),
+        approved_skills=strings(grants.get("approved_skills")), workdir=rt.workdir)
+    return AgentContext(
+        model=await rt.chat_model(),
+        toolbox=rt.toolbox(strings(grants.get("enabled_skills")),
+                           strings(grants.get("disabled_skills")), loading=loading,
+                           decay_turns=settings.skill_decay_turns),
+        memory=rt.memory_notes(),
+        approvals=approvals,
+        max_tool_calls=_count(grants.get("max_tool_calls"), DEFAULT_MAX_TOOL_CALLS),
+        loading=loading,
+        decay_turns=settings.skill_decay_turns,
+        max_loaded=settings.skill_max_loaded,
+        context_window=rt.context_window,
+        custom_prompt=rt.custom_prompt(),
+        wire_events=True,
+        workdir=str(rt.workdir),
+    )
+
+
+async def agent(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+    return await agent_node(state, runtime.override(context=await run_context(config)))
+
+
+async def tools(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+    return await tools_node(state, runtime.override(context=await run_context(config)))
+
+
+def build_server_graph(checkpointer: Any = None) -> Any:
+    """The agent graph with context-building nodes (the node names are the local ones: a
+    client reads `agent` and `tools` updates as the engine does)."""
+    graph = StateGraph(AgentState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", tools)
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
+    graph.add_edge("tools", "agent")
+    return graph.compile(checkpointer=checkpointer, name="birdie")
+
+
+_compiled: Any = None
+
+
+def make_graph(config: RunnableConfig | None = None) -> Any:
+    """The server's graph factory (`langgraph.json`): compiled once, without a checkpointer
+    (the server copies it with its own for each run)."""
+    global _compiled
+    if _compiled is None:
+        _compiled = build_server_graph()
+    return _compiled
+
+
+__all__ = ["METADATA_KEY", "build_server_graph", "make_graph", "run_context", "thread_grants"]
