@@ -25,6 +25,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="disable a skill for the session being opened (repeatable)")
     parser.add_argument("--auto-approve", action="store_true",
                         help="run tools that ask for approval without asking")
+    parser.add_argument("--server", metavar="URL",
+                        help="attach to the Birdie graph on this LangGraph server "
+                             "(default: $BIRDIE_SERVER; unset: run Birdie here)")
     parser.add_argument("--database-url", metavar="URL",
                         help="keep sessions in this PostgreSQL database (postgresql://...; "
                              "default: $BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
@@ -84,6 +87,7 @@ def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the main command line and check what argparse cannot (exits 2 on a usage error)."""
     parser = main_parser()
     args = parser.parse_args(list(argv))
+    _server_from_env(parser, args)
     if args.continue_session and args.session_id:
         parser.error("--continue and --session-id cannot be used together")
     if args.approve or args.deny:
@@ -95,6 +99,20 @@ def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
         if not (args.session_id or args.continue_session):
             parser.error("--approve/--deny need the session: add --session-id SID")
     return args
+
+
+def _server_from_env(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`--server` falls back to $BIRDIE_SERVER; a server keeps the sessions, so a database
+    URL with it is a contradiction."""
+    import os
+
+    if args.server is None:
+        args.server = os.environ.get("BIRDIE_SERVER", "").strip() or None
+    if args.server is not None and not args.server.strip():
+        parser.error("--server needs the URL of a LangGraph server")
+    if args.server and getattr(args, "database_url", None):
+        parser.error("--server and --database-url cannot be used together: the server "
+                     "keeps the sessions")
 
 
 def skills_parser() -> argparse.ArgumentParser:

@@ -86,9 +86,11 @@ def birdie_options(args: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- --print
 def print_command(args: argparse.Namespace) -> int:
     async def run() -> int:
-        from birdie_tui.service import local_birdie
+        from birdie_tui.service import local_birdie, remote_birdie
 
-        birdie = local_birdie(**birdie_options(args))
+        server = getattr(args, "server", None)
+        birdie = remote_birdie(server, user=getattr(args, "user", None)) if server \
+            else local_birdie(**birdie_options(args))
         try:
             # Strict: a bad session id, unknown skill or missing key is exit 2, nothing created.
             started = await birdie.start(session_id=args.session_id,

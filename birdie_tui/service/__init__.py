@@ -12,8 +12,9 @@ from birdie_tui.service.protocol import Approver, Birdie, BirdieError
 
 if TYPE_CHECKING:
     from birdie_tui.service.local import LocalBirdie
+    from birdie_tui.service.remote import RemoteBirdie
 
-__all__ = ["Approver", "Birdie", "BirdieError", "LocalBirdie", "local_birdie"]
+__all__ = ["Approver", "Birdie", "BirdieError", "LocalBirdie", "local_birdie", "remote_birdie"]
 
 
 def local_birdie(**options) -> LocalBirdie:
@@ -22,3 +23,11 @@ def local_birdie(**options) -> LocalBirdie:
     from birdie_tui.service.local import LocalBirdie
 
     return LocalBirdie(**options)
+
+
+def remote_birdie(url: str, **options) -> RemoteBirdie:
+    """A `Birdie` over the `birdie` graph of the LangGraph server at `url` (`user`,
+    `environ`; the local-only options are ignored); call `start` before anything else."""
+    from birdie_tui.service.remote import RemoteBirdie
+
+    return RemoteBirdie(url, **options)

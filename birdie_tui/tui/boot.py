@@ -41,12 +41,14 @@ class Boot:
 
     async def start(self, *, retry: bool = False) -> Started | None:
         """Start a local Birdie and open the session asked for; None after saying why not."""
-        from birdie_tui.service import local_birdie
+        from birdie_tui.service import local_birdie, remote_birdie
 
         self.settled.clear()
         self.error = None
         args = self.app.args
-        birdie = local_birdie(user=args.user, skills_dirs=args.skills_dir,
+        server = getattr(args, "server", None)
+        birdie = remote_birdie(server, user=args.user, environ=self.app.environ) if server \
+            else local_birdie(user=args.user, skills_dirs=args.skills_dir,
                               config_file=args.config, environ=self.app.environ,
                               database_url=getattr(args, "database_url", None))
         # Before start: files repaired while starting are told as it happens.

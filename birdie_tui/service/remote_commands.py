@@ -1,0 +1,265 @@
+"""The door's commands for `RemoteBirdie` (a mixin): per-thread settings kept in the thread's
+`birdie` metadata (grants, approval mode and rules, tool-call cap, skill loading), what the
+server's catalog and the thread's history answer (skills, tools, MCP, model, /cost,
+/history, #context, export), and one clear line for what only this machine can do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from birdie_tui.agent.approvals import MODES
+from birdie_tui.agent.events import SkillsChanged, StatusChanged
+from birdie_tui.service.protocol import BirdieError
+from birdie_tui.service.rows import (
+    BrokenSkillFile,
+    CallContext,
+    CompactionRow,
+    CostReport,
+    InjectionRow,
+    InjectionView,
+    McpRow,
+    MemoryNote,
+    ModelChoice,
+    ModelFacts,
+    NewSkill,
+    SettingsRow,
+    SkillRow,
+    ToolRow,
+    UserTurn,
+)
+
+
+def local_only(what: str, why: str) -> BirdieError:
+    return BirdieError(f"{what} is not available when attached to a server ({why})")
+
+
+class RemoteCommands:
+    catalog: Any
+    wire: Any
+    _meta: dict[str, Any]
+    _messages: list[Any]
+    _figures: Any
+    _live: list[Any]
+    _last_injected: Any
+    _settings: Any
+    _thread: str
+    _summary: str
+    _emit: Callable[[Any], None]
+    _write_meta_sync: Callable[..., None]
+    _grants: Callable[[], tuple[list[str], list[str]]]
+    _price: Callable[[], Any]
+    _refresh_catalog: Callable[[], Awaitable[None]]
+    status: Callable[[], Any]
+
+    # ------------------------------------------------------------------ UI settings (local)
+    def settings(self) -> SettingsRow:
+        s = self._settings
+        if s is None:
+            return SettingsRow()
+        return SettingsRow(theme=s.theme, tool_output=s.tool_output,
+                           keymap=tuple(sorted(s.keymap.items())), notify=s.notify)
+
+    def save_settings(self, **changes: Any) -> None:
+        from birdie_tui.store.paths import BirdiePaths
+        from birdie_tui.store.settings import save_settings
+
+        if self._settings is None:
+            return
+        for name, value in changes.items():
+            setattr(self._settings, name, value)
+        try:
+            save_settings(BirdiePaths.from_env(getattr(self, "_environ", None)), self._settings)
+        except OSError as exc:
+            raise BirdieError(f"could not save settings: {exc}") from exc
+
+    # ------------------------------------------------------------------ approvals
+    def approval_mode(self) -> str:
+        mode = self._meta.get("approval_mode")
+        return mode if mode in MODES else str(self.catalog.settings.get("approval_mode")
+                                              or "ask")
+
+    def set_approval_mode(self, mode: str | None = None) -> str:
+        if mode is None:
+            mode = MODES[(MODES.index(self.approval_mode()) + 1) % len(MODES)]
+        if mode not in MODES:
+            raise BirdieError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
+        self._write_meta_sync(approval_mode=mode)
+        self._emit(StatusChanged())
+        return mode
+
+    def saved_approvals(self) -> tuple[list[str], list[str]]:
+        return _strings(self._meta.get("approved_skills")), \
+            _strings(self._meta.get("approval_rules"))
+
+    def forget_approvals(self) -> None:
+        self._write_meta_sync(approved_skills=[], approval_rules=[])
+        self._emit(StatusChanged())
+
+    async def take_last_turn(self) -> str:
+        raise local_only("/retry", "the server keeps the thread's history")
+
+    # ------------------------------------------------------------------ skills, tools, MCP
+    def skill_rows(self) -> list[SkillRow]:
+        return list(self.catalog.skills)
+
+    def broken_files(self) -> list[BrokenSkillFile]:
+        return list(self.catalog.broken)
+
+    def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
+        """A grant for this thread (in its metadata; the graph reads it at the next run)."""
+        import dataclasses
+
+        row = self.catalog.skill(name)
+        if row is None:
+            raise BirdieError(f"unknown skill {name!r}; /skill list shows the server's ones")
+        on = (not row.enabled) if enabled is None else enabled
+        grants_on, grants_off = self._grants()
+        grants_on = [n for n in grants_on if n.lower() != row.name.lower()]
+        grants_off = [n for n in grants_off if n.lower() != row.name.lower()]
+        (grants_on if on else grants_off).append(row.name)
+        self._write_meta_sync(enabled_skills=grants_on, disabled_skills=grants_off)
+        new = dataclasses.replace(row, enabled=on)
+        self.catalog = dataclasses.replace(self.catalog, skills=tuple(
+            new if s.name == row.name else s for s in self.catalog.skills))
+        self._emit(SkillsChanged())
+        return new
+
+    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
+        """The server's skills as it has them now (its files are reloaded by the server)."""
+        await self._refresh_catalog()
+        self._emit(SkillsChanged())
+
+    async def watch_skills(self) -> None:
+        """Nothing to watch here: the skill folders are the server's."""
+
+    async def tools(self) -> list[ToolRow]:
+        return list(self.catalog.tools)
+
+    def mcp_rows(self) -> list[McpRow]:
+        return list(self.catalog.mcp)
+
+    async def restart_mcp(self, skill: str) -> McpRow:
+        raise local_only("restarting an MCP server", "it runs on the server")
+
+    async def new_skill(self, name: str) -> NewSkill:
+        raise local_only("/skill new", "skills are files on the server")
+
+    # ------------------------------------------------------------------ memory
+    def memory(self) -> list[MemoryNote]:
+        return []
+
+    def remember(self, text: str) -> MemoryNote:
+        raise local_only("/remember", "long-term memory is the server's")
+
+    def forget(self, key: str) -> MemoryNote:
+        raise local_only("/forget", "long-term memory is the server's")
+
+    # ------------------------------------------------------------------ model
+    def model_facts(self) -> ModelFacts:
+        return self.catalog.model
+
+    def model_choices(self) -> list[ModelChoice]:
+        label = self.catalog.model.label
+        model = label.split(" · ", 1)[-1]
+        return [ModelChoice(self.catalog.vendor, (model,), True, model)]
+
+    async def switch_model(self, spec: str) -> str:
+        raise local_only("/model", "the server's provider configuration chooses the model")
+
+    # ------------------------------------------------------------------ issue 13 commands
+    def cost(self) -> CostReport:
+        from birdie_tui.service.remote_sessions import cost_report
+
+        return cost_report(self._figures, self._live, model=self.catalog.model.label,
+                           price=self._price())
+
+    async def history(self, limit: int = 10) -> list[UserTurn]:
+        from birdie_tui.text import content_text
+
+        if limit < 1:
+            raise BirdieError("the number of messages to show is at least 1")
+        asked = [m for m in self._messages if getattr(m, "type", "") == "human"]
+        return [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)][-limit:]
+
+    def tool_call_limit(self) -> int | None:
+        cap = self._meta.get("max_tool_calls", self.catalog.settings.get("max_tool_calls", 40))
+        return cap if isinstance(cap, int) and cap > 0 else None
+
+    def set_tool_call_limit(self, limit: int | None) -> int | None:
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 1):
+            raise BirdieError("the tool-call limit is a whole number of at least 1, or off")
+        self._write_meta_sync(max_tool_calls=limit or 0)
+        return self.tool_call_limit()
+
+    def working_dir(self) -> str:
+        return str(self.catalog.server.get("workdir") or "(the server's working directory)")
+
+    def change_dir(self, path: str) -> str:
+        raise local_only("/cd", "tools run in the server's working directory")
+
+    # ------------------------------------------------------------------ what the model sees
+    async def contexts(self) -> list[CallContext]:
+        from birdie_tui.agent.provenance import history_records
+
+        return history_records(self._messages)
+
+    async def injection(self) -> InjectionView:
+        """The last call's prompt: the live `injected` event when it is that call's (bodies
+        included), else its record from the thread's history."""
+        records = await self.contexts()
+        last = records[-1] if records else None
+        live = self._last_injected
+        if live is not None and (last is None or (live.context is not None and (
+                live.context.turn, live.context.call) == (last.turn, last.call))):
+            return InjectionView.of(live)
+        if last is None:
+            return InjectionView()
+        reasons = {"always": "always_inject", "loaded": "loaded"}
+        rows = tuple(InjectionRow(s.name, f"trigger:{s.detail}" if s.kind == "trigger"
+                                  else reasons[s.kind], s.tokens, "")
+                     for s in last.segments if s.kind in ("always", "trigger", "loaded"))
+        catalog = next((s.tokens for s in last.segments if s.kind == "catalog"), 0)
+        prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history"))
+        return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=rows,
+                             context=last)
+
+    async def compact(self, instructions: str = "") -> CompactionRow:
+        raise local_only("/compact", "compaction runs with the local engine")
+
+    def auto_compact_percent(self) -> int:
+        return 0
+
+    def set_auto_compact(self, percent: int | None) -> int:
+        raise local_only("automatic compaction", "compaction runs with the local engine")
+
+    def skill_loading(self) -> str:
+        mode = self._meta.get("skill_loading") or self.catalog.settings.get("skill_loading")
+        return str(mode or "both")
+
+    def set_skill_loading(self, mode: str | None) -> str:
+        if mode is not None and mode not in ("triggers", "model", "both"):
+            raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
+        self._write_meta_sync(skill_loading=mode)
+        self._emit(StatusChanged())
+        return self.skill_loading()
+
+    async def export(self, fmt: str = "markdown") -> str:
+        from birdie_tui.agent.export import export_session
+        from birdie_tui.service.remote_sessions import ExportMeta
+
+        if fmt not in ("markdown", "json"):
+            raise BirdieError(f"unknown export format {fmt!r}: markdown or json")
+        status = self.status()
+        meta = ExportMeta(id=self._thread, title=status.title, created_at=status.created_at,
+                          updated_at=str(getattr(self, "_doc", {}).get("updated_at") or ""),
+                          turns=status.turns, input_tokens=self._figures.input,
+                          output_tokens=self._figures.output)
+        return export_session(meta, self._messages, await self.contexts(), fmt,
+                              summary=self._summary)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
