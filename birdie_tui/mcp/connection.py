@@ -87,7 +87,9 @@ class ServerConnection:
     async def _own(self) -> None:
         log = None
         try:
-            log = self._open_log()
+            # File work off the event loop: a LangGraph server (langgraph dev) refuses blocking
+            # calls on its loop, and a slow disk should not freeze the TUI either.
+            log = await asyncio.to_thread(self._open_log)
             async with AsyncExitStack() as stack:
                 try:
                     async with asyncio.timeout(self.start_timeout):
@@ -144,10 +146,7 @@ class ServerConnection:
 
             from birdie_tui.mcp.guardian import wrap
 
-            if not os.path.isfile(spec.command or ""):
-                raise FileNotFoundError(f"command not found: {spec.command}")
-            if not os.access(spec.command or "", os.X_OK):
-                raise PermissionError(f"cannot run {spec.command}: permission denied")
+            await asyncio.to_thread(_check_command, spec.command or "")
             # Under a guardian: the server dies with the app even if it never reads its stdin.
             command, args = wrap(spec.command or "", list(spec.args))
             params = StdioServerParameters(command=command, args=args,
@@ -248,6 +247,13 @@ class ServerConnection:
             await asyncio.wait_for(session.send_ping(), 5.0)
         except Exception:  # noqa: BLE001
             self._closed.set()
+
+
+def _check_command(command: str) -> None:
+    if not os.path.isfile(command):
+        raise FileNotFoundError(f"command not found: {command}")
+    if not os.access(command, os.X_OK):
+        raise PermissionError(f"cannot run {command}: permission denied")
 
 
 async def _list_tools(session: Any) -> list[Any]:

@@ -250,9 +250,9 @@ async def test_skills_and_settings_come_from_the_servers_files(lg_server_factory
 
 async def test_an_mcp_skill_enabled_for_a_thread_runs_on_the_server(lg_server_factory):
     """A thread that enables the bundled MCP demo skill: its server starts on the server side,
-    its tool runs, and the catalog shows it running. (`langgraph dev` must allow blocking
-    calls for this one: the MCP start-up makes some.)"""
-    server = lg_server_factory(allow_blocking=True)
+    its tool runs, and the catalog shows it running. `langgraph dev` checks that nothing
+    blocks its event loop, and the MCP start-up passes (its file work runs in a thread)."""
+    server = lg_server_factory()
     client, tid = await new_thread(server, enabled_skills=["mcp_demo"], approval_mode="auto")
     run = await stream(client, tid, input=human(call("reverse_string", text="birdie")))
     assert run.errors == []
