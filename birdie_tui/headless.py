@@ -204,9 +204,9 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
             args_text = json.dumps(event.args, ensure_ascii=False, default=str)
             _fail(f"approval needed: {event.name} {_short(args_text)} (call {event.id})")
         ids = " ".join(f"--approve {e.id}" for e in outcome.waiting)
-        code = _fail(f"the turn waits; answer with: birdie-tui --print --session-id "
-                     f"{session_id} {ids}   (or --deny CALL_ID, or --approve all)",
-                     EXIT_APPROVAL_PENDING)
+        again = birdie.resume_command() or f"birdie-tui --session-id {session_id}"
+        code = _fail(f"the turn waits; answer with: {again} --print {ids}   "
+                     "(or --deny CALL_ID, or --approve all)", EXIT_APPROVAL_PENDING)
     elif outcome.denied:
         code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
                      "or the read-only mode)", EXIT_APPROVAL_REFUSED)

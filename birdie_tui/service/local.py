@@ -180,7 +180,10 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         engine = self.engine
         if engine is None or engine.session is None or not engine.session_saved:
             return None
-        return resume_command(engine.session.id, user=self._options["user"])
+        # A URL given on the command line must be given again; one from the environment or
+        # settings.json is found again by itself.
+        return resume_command(engine.session.id, user=self._options["user"],
+                              database_url=self._options["database_url"])
 
     # ------------------------------------------------------------------ turns
     def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]:

@@ -263,8 +263,9 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
     def resume_command(self) -> str | None:
         if not self._saved:
             return None
-        return f"birdie-tui --server {self.wire.url if self.wire else self.url} " \
-               f"--session-id {self._thread}"
+        from birdie_tui.resume import resume_command
+
+        return resume_command(self._thread, server=self.wire.url if self.wire else self.url)
 
     def save_session(self) -> str:
         """Headless: the thread is created when the turn starts; its id is known already."""

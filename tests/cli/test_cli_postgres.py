@@ -37,10 +37,15 @@ def test_print_continue_and_list_through_flag_env_and_settings(pg_url, tmp_path)
     (tmp_path / "third" / "settings.json").write_text(json.dumps({"database_url": pg_url}))
     third = run_cli(tmp_path / "third", "--session-id", sid, "--print", "from settings")
     assert third.returncode == 0, third.stderr
+    # Found again by itself: the resume line needs no URL.
+    assert f"Resume this session: birdie-tui --session-id {sid}" in third.stderr
+    fourth = run_cli(laptop, "--database-url", pg_url, "-c", "--print", "flag again")
+    # Given on the command line: the resume line gives it again, or the id means nothing.
+    assert f"birdie-tui --database-url {pg_url} --session-id {sid}" in fourth.stderr
     store = PgSessionStore(pg_url, "tester")
     try:
         meta = store.load(sid)
-        assert meta is not None and meta.turns == 3
+        assert meta is not None and meta.turns == 4
     finally:
         store.close()
     listed = run_cli(laptop, "sessions", "list", "--json", env={"BIRDIE_DATABASE_URL": pg_url})

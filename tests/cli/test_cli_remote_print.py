@@ -38,7 +38,7 @@ def test_approval_stops_with_exit_4_then_approve_runs_it(server, isolated_home):
     assert [(e["name"], e["decision"]) for e in pending] == [("touch_file", "pending")]
     assert pending[0]["args"] == {"path": str(target)}
     sid = events[0]["id"]
-    assert f"--session-id {sid} --approve {pending[0]['id']}" in proc.stderr
+    assert f"--server {server.url} --session-id {sid} --print --approve {pending[0]['id']}" in proc.stderr
     assert not target.exists()
     done = run_cli(isolated_home, "--server", server.url, "--print", "--session-id", sid,
                    "--approve", "all", "--output-format", "stream-json")
