@@ -149,7 +149,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
             session_id=meta.id if meta else "", title=meta.title if meta else None,
             saved=engine.session_saved, turns=meta.turns if meta else 0,
             created_at=meta.created_at if meta else "", user=engine.user,
-            data_dir=str(engine.paths.home), skill_dirs=tuple(map(str, engine.skill_dirs)),
+            data_dir=_data_dir(engine), skill_dirs=tuple(map(str, engine.skill_dirs)),
             logs_dir=str(engine.paths.logs_dir), approval_mode=engine.approval_mode)
 
     def ledger(self) -> TokenLedger:
@@ -396,3 +396,13 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._emit(StatusChanged())
         self._emit_totals()
         return label
+
+
+def _data_dir(engine: Any) -> str:
+    """Where this session's data lives, as /info shows it: BIRDIE_HOME, or the database that
+    holds sessions and memory (password masked) and the home that still holds the rest."""
+    if not engine.database_url:
+        return str(engine.paths.home)
+    from birdie_tui.store.pg.urls import mask_url
+
+    return f"{mask_url(engine.database_url)} (sessions, memory) · {engine.paths.home} (the rest)"

@@ -1,0 +1,34 @@
+"""The front door on a shared PostgreSQL database (issue 15): /info names the database (password
+masked), the browser's rows name who last wrote each session, and the resume line gives the
+URL back only when it came from the command line."""
+
+from __future__ import annotations
+
+from birdie_tui.service import local_birdie
+
+
+async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):
+    """A URL with a password: status shows it masked; rows carry user@host; resume line
+    carries the URL (it is scrubbed where it is shown)."""
+    user, _, rest = pg_url.partition("://")[2].partition("@")
+    secret_url = f"postgresql://{user}:hunter2@{rest}"
+    env = {"BIRDIE_HOME": str(tmp_path / "home"), "USER": "carol", "PATH": "/usr/bin:/bin"}
+    birdie = local_birdie(environ=env, database_url=secret_url)
+    await birdie.start()
+    try:
+        events = [e async for e in birdie.send("hello team")]
+        assert events[-1].type == "done"
+        status = birdie.status()
+        assert "hunter2" not in status.data_dir and "***" in status.data_dir
+        assert status.data_dir.startswith("postgresql://") and str(tmp_path / "home") in \
+            status.data_dir
+        [row] = birdie.session_rows()
+        assert row.current and row.turns == 1
+        await birdie.new_session()
+        rows = {r.id: r for r in birdie.session_rows()}
+        assert rows[status.session_id].written_by.startswith("carol@")
+        await birdie.open_session(status.session_id)
+        assert birdie.resume_command() == (
+            f"birdie-tui --database-url {secret_url} --session-id {status.session_id}")
+    finally:
+        await birdie.close()
