@@ -13,7 +13,7 @@ from typing import Any
 from birdie_tui.args import version
 from birdie_tui.server.runtime import BirdieRuntime
 from birdie_tui.service import local_rows
-from birdie_tui.service.rows import ModelFacts, SettingsRow, ToolRow
+from birdie_tui.service.rows import MemoryNote, ModelFacts, SettingsRow, ToolRow
 from birdie_tui.skills.policy import SkillPolicy
 
 
@@ -51,6 +51,8 @@ async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[st
         # After the tools: listing them starts the enabled MCP servers, whose state this says.
         "mcp": [asdict(local_rows.mcp_row(s)) for s in view.mcp_status()],
         "model": asdict(ModelFacts(rt.model_label, rt.context_window, rt.price)),
+        # The server's long-term memory, which every run's prompt carries (read-only remotely).
+        "memory": [asdict(MemoryNote(e.id, e.content)) for e in rt.memory.entries()],
         "settings": asdict(SettingsRow(theme=settings.theme, tool_output=settings.tool_output,
                                        keymap=tuple(sorted(settings.keymap.items())),
                                        notify=settings.notify)),

@@ -13,6 +13,7 @@ from birdie_tui.service.remote_client import INFO_GRAPH, Wire
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     McpRow,
+    MemoryNote,
     ModelFacts,
     SettingsRow,
     SkillRow,
@@ -27,6 +28,7 @@ class Catalog:
     tools: tuple[ToolRow, ...] = ()
     mcp: tuple[McpRow, ...] = ()
     model: ModelFacts = ModelFacts("unknown", None, None)
+    memory: tuple[MemoryNote, ...] = ()  # the server's notes, in every run's prompt
     settings: dict[str, Any] = field(default_factory=dict)
     server: dict[str, Any] = field(default_factory=dict)
 
@@ -61,6 +63,7 @@ def catalog_of(data: dict[str, Any]) -> Catalog:
         broken=rows_of(BrokenSkillFile, data.get("broken")),
         tools=rows_of(ToolRow, data.get("tools")),
         mcp=rows_of(McpRow, data.get("mcp")),
+        memory=rows_of(MemoryNote, data.get("memory")),
         model=row_of(ModelFacts, {"label": "unknown", "context_window": None, "price": None,
                                   **model}) or ModelFacts("unknown", None, None),
         settings=dict(data.get("settings") or {}),

@@ -148,10 +148,12 @@ class RemoteCommands:
 
     # ------------------------------------------------------------------ memory
     def memory(self) -> list[MemoryNote]:
-        return []
+        """The server's notes (read-only here: /remember and /forget change them there)."""
+        return list(self.catalog.memory)
 
     def remember(self, text: str) -> MemoryNote:
-        raise local_only("/remember", "long-term memory is the server's")
+        raise local_only("/remember", "long-term memory is the server's; it is shown, not "
+                         "changed, from here")
 
     def forget(self, key: str) -> MemoryNote:
         raise local_only("/forget", "long-term memory is the server's")
@@ -215,8 +217,9 @@ class RemoteCommands:
         if live is not None and (last is None or (live.context is not None and (
                 live.context.turn, live.context.call) == (last.turn, last.call))):
             return InjectionView.of(live)
+        memory = tuple(note.content for note in self.catalog.memory)
         if last is None:
-            return InjectionView()
+            return InjectionView(memory=memory)
         reasons = {"always": "always_inject", "loaded": "loaded"}
         rows = tuple(InjectionRow(s.name, f"trigger:{s.detail}" if s.kind == "trigger"
                                   else reasons[s.kind], s.tokens, "")
@@ -224,7 +227,7 @@ class RemoteCommands:
         catalog = next((s.tokens for s in last.segments if s.kind == "catalog"), 0)
         prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history"))
         return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=rows,
-                             context=last)
+                             memory=memory, context=last)
 
     async def compact(self, instructions: str = "") -> CompactionRow:
         raise local_only("/compact", "compaction runs with the local engine")

@@ -208,6 +208,26 @@ async def test_grants_live_in_the_thread(remote):
         await again.compact()
 
 
+async def test_the_servers_memory_is_shown_not_changed(remote, server):
+    """The server's long-term memory (which its runs put in every prompt) is what /memory
+    and the #context panel list; /remember says it is the server's."""
+    from birdie_tui.store import BirdiePaths, MemoryStore
+
+    store = MemoryStore(BirdiePaths(server.home), "tester")
+    note = store.add("the team deploys on Fridays")
+    try:
+        door = await remote()
+        assert [(n.id, n.content) for n in door.memory()] == [(note.id, note.content)]
+        await turn(door.send("hello"))
+        view = await door.injection()
+        assert view.memory == ("the team deploys on Fridays",)
+        assert any(s.kind == "memory" for s in view.context.segments)
+        with pytest.raises(BirdieError, match="long-term memory is the server's"):
+            door.remember("something")
+    finally:
+        store.delete(note.id)
+
+
 @pytest.mark.parametrize("url", ["http://127.0.0.1:1"])
 async def test_an_unreachable_server_is_one_line(url):
     """No server there: start fails with one sentence naming the URL, nothing left open."""
