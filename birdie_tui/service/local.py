@@ -142,15 +142,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
 
     # ------------------------------------------------------------------ what is shown
     def status(self) -> Status:
-        engine = self.engine
-        meta = engine.session
-        return Status(
-            model=engine.model_label, vendor=engine.provider.vendor,
-            session_id=meta.id if meta else "", title=meta.title if meta else None,
-            saved=engine.session_saved, turns=meta.turns if meta else 0,
-            created_at=meta.created_at if meta else "", user=engine.user,
-            data_dir=_data_dir(engine), skill_dirs=tuple(map(str, engine.skill_dirs)),
-            logs_dir=str(engine.paths.logs_dir), approval_mode=engine.approval_mode)
+        return local_rows.status_row(self.engine)
 
     def ledger(self) -> TokenLedger:
         return self.engine.token_ledger()
@@ -396,13 +388,3 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._emit(StatusChanged())
         self._emit_totals()
         return label
-
-
-def _data_dir(engine: Any) -> str:
-    """Where this session's data lives, as /info shows it: BIRDIE_HOME, or the database that
-    holds sessions and memory (password masked) and the home that still holds the rest."""
-    if not engine.database_url:
-        return str(engine.paths.home)
-    from birdie_tui.store.pg.urls import mask_url
-
-    return f"{mask_url(engine.database_url)} (sessions, memory) · {engine.paths.home} (the rest)"

@@ -11,6 +11,7 @@ from birdie_tui.service.rows import (
     McpRow,
     SessionRow,
     SkillRow,
+    Status,
     ToolCallItem,
     TranscriptItem,
 )
@@ -69,6 +70,27 @@ def mcp_row(status: Any) -> McpRow:
 
 def broken_files(engine: Any) -> list[BrokenSkillFile]:
     return [BrokenSkillFile(e.path, e.line, e.message) for e in engine.registry.errors]
+
+
+def status_row(engine: Any) -> Status:
+    meta = engine.session
+    return Status(
+        model=engine.model_label, vendor=engine.provider.vendor,
+        session_id=meta.id if meta else "", title=meta.title if meta else None,
+        saved=engine.session_saved, turns=meta.turns if meta else 0,
+        created_at=meta.created_at if meta else "", user=engine.user,
+        data_dir=data_dir(engine), skill_dirs=tuple(map(str, engine.skill_dirs)),
+        logs_dir=str(engine.paths.logs_dir), approval_mode=engine.approval_mode)
+
+
+def data_dir(engine: Any) -> str:
+    """Where this session's data lives, as /info shows it: BIRDIE_HOME, or the database that
+    holds sessions and memory (password masked) and the home that still holds the rest."""
+    if not engine.database_url:
+        return str(engine.paths.home)
+    from birdie_tui.store.pg.urls import mask_url
+
+    return f"{mask_url(engine.database_url)} (sessions, memory) · {engine.paths.home} (the rest)"
 
 
 def session_row(meta: Any, current: str | None) -> SessionRow:
