@@ -85,3 +85,27 @@ def test_the_factory_compiles_once_without_a_checkpointer():
     """The server injects its checkpointer into a copy: the factory's graph has none."""
     assert make_graph() is make_graph({"configurable": {}})
     assert make_graph().checkpointer is None
+
+
+async def test_the_served_graph_on_the_postgres_checkpointer(served, tmp_path, pg_url):
+    """In production the server's checkpointer is LangGraph's Postgres one: the served graph
+    stops for approval there, a second graph object (another server process) finds the same
+    request in the database, and its resume runs the tool once."""
+    from birdie_tui.agent.pg_checkpoints import open_pg_checkpoints
+
+    graph, _ = served
+    first, second = await open_pg_checkpoints(pg_url), await open_pg_checkpoints(pg_url)
+    try:
+        one = graph.copy(update={"checkpointer": first.saver})
+        two = graph.copy(update={"checkpointer": second.saver})
+        cfg = config("pg-thread")
+        await run(one, ask(WRITE), cfg)
+        [interrupt] = (await two.aget_state(cfg)).interrupts
+        [request] = interrupt.value["approvals"]
+        await run(two, Command(resume={request["id"]: ApprovalAnswer("allow").to_dict()}), cfg)
+        assert (tmp_path / "out.txt").read_text() == "made"
+        state = await one.aget_state(cfg)
+        assert state.interrupts == () and state.values["messages"][-1].type == "ai"
+    finally:
+        await first.aclose()
+        await second.aclose()
