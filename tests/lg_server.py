@@ -88,8 +88,8 @@ def server_env(home: Path, *, skills_dirs: list[Path] | None = None,
 
 def langgraph_command(port: int, *, allow_blocking: bool = False) -> list[str]:
     """`langgraph dev` flags a blocking call on its event loop as an error; the agent's own
-    path makes none, so tests keep that check on. MCP servers' start-up still makes some
-    (`allow_blocking=True` for a test that uses an MCP skill)."""
+    path (MCP start-up included) makes none, so tests keep that check on (`allow_blocking`
+    turns it off). Eight runs at once: the default is one, server-wide."""
     exe = Path(sys.executable).with_name("langgraph")
     return [str(exe), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1",
             "--port", str(port), "--n-jobs-per-worker", "8", "--config", str(CONFIG),

@@ -49,8 +49,10 @@ def free_port() -> int:
 class PgServer:
     """One throwaway server. `start()` then `url(dbname)`; `stop()` is idempotent."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
+        # Tests skip fsync (throwaway data); a benchmark against sqlite, which syncs, must not.
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="birdie-pg-"))
         self.data = self.root / "data"
         self.port = 0
@@ -73,9 +75,10 @@ class PgServer:
         atexit.register(self.stop)
         for _attempt in range(5):  # another process may grab the free port first
             self.port = free_port()
+            fast = "" if self.durable else \
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                    "-c max_connections=200")
+                    f"{fast}-c max_connections=200")
             started = self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", opts,
                                 "-l", str(self.root / "log"), "-w", "-t", "60", "start")
             if started.returncode == 0:
