@@ -32,7 +32,8 @@ from birdie_tui.service.remote_sessions import (
 from birdie_tui.service.remote_turns import RemoteTurns
 from birdie_tui.service.rows import SessionRow, Started, Status, TokenLedger
 
-LIST_LIMIT = 500  # threads the browser lists (newest first)
+LIST_PAGE = 1000  # threads asked for at once (the server's search is paged)
+LIST_LIMIT = 20_000  # threads the browser lists at most (newest first)
 FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "last_host")
 
 
@@ -275,9 +276,14 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
     def session_rows(self) -> list[SessionRow]:
         """The server's threads of the Birdie graph, newest first; the open session first if it
         has no thread yet. Safe from a worker thread (sync client)."""
-        threads = self.wire.call_sync(lambda: self.wire.sync.threads.search(
-            limit=LIST_LIMIT, sort_by="updated_at", sort_order="desc",
-            select=["thread_id", "created_at", "updated_at", "metadata", "status"]))
+        threads: list[Any] = []
+        while len(threads) < LIST_LIMIT:
+            page = self.wire.call_sync(lambda offset=len(threads): self.wire.sync.threads.search(
+                limit=LIST_PAGE, offset=offset, sort_by="updated_at", sort_order="desc",
+                select=["thread_id", "created_at", "updated_at", "metadata", "status"]))
+            threads += page
+            if len(page) < LIST_PAGE:
+                break
         current = self._thread
         rows = [thread_row(t, current) for t in threads if _ours(t)]
         if not any(row.id == current for row in rows):

@@ -193,6 +193,25 @@ async def test_threads_are_the_sessions(remote):
 
 
 @slow
+async def test_the_browser_pages_through_every_thread(remote, monkeypatch):
+    """The server's thread search is paged: the browser asks page after page until one is
+    short, so a server with more threads than a page lists them all, newest first."""
+    from birdie_tui.service import remote as remote_module
+
+    door = await remote()
+    made = []
+    for n in range(5):
+        await door.new_session()
+        await turn(door.send(f"thread number {n}"))
+        made.append(door.status().session_id)
+    everything = [row.id for row in door.session_rows()]
+    monkeypatch.setattr(remote_module, "LIST_PAGE", 2)
+    paged = [row.id for row in door.session_rows()]
+    assert paged == everything and len(paged) >= 5
+    assert [i for i in paged if i in made] == made[::-1]
+
+
+@slow
 async def test_grants_live_in_the_thread(remote):
     """A skill turned off is kept in the thread's metadata: another client opening the
     thread sees it off, and the graph no longer offers its tools."""
