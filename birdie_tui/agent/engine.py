@@ -33,9 +33,9 @@ from birdie_tui.agent.options import (
 )
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
-from birdie_tui.providers.catalog import context_window, price_per_million
 from birdie_tui.providers.config import resolve_provider_config
-from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
+from birdie_tui.providers.facts import ProviderFacts
+from birdie_tui.providers.factory import create_chat_model, load_adapter
 from birdie_tui.secrets import collect_secrets, remember_config
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill, SkillError
@@ -54,7 +54,7 @@ from birdie_tui.store.settings import load_settings
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
+class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
     def __init__(self, options: EngineOptions | None = None):
         self.options = options or EngineOptions()
         env = self.options.environ
@@ -158,19 +158,7 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         return next(s for s in self.mcp_status() if s.skill == skill.name)
 
     # ----------------------------------------------------------------- provider
-    @property
-    def model_label(self) -> str:
-        return describe(self.provider)
-
-    @property
-    def context_window(self) -> int | None:
-        return context_window(self.provider.vendor, self.provider.model or "")
-
-    @property
-    def price(self) -> tuple[float, float, float] | None:
-        """USD per million tokens (input, output, cached input); None if unknown."""
-        return price_per_million(self.provider.vendor, self.provider.model or "")
-
+    # (model_label, context_window, price: ProviderFacts)
     def token_ledger(self) -> TokenLedger:
         return self.ledger.snapshot(self.session, context_window=self.context_window,
                                     price=self.price)

@@ -20,9 +20,9 @@ from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_star
 from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager
-from birdie_tui.providers.catalog import context_window, price_per_million
 from birdie_tui.providers.config import resolve_provider_config
-from birdie_tui.providers.factory import create_chat_model, describe, load_adapter
+from birdie_tui.providers.facts import ProviderFacts
+from birdie_tui.providers.factory import create_chat_model, load_adapter
 from birdie_tui.secrets import collect_secrets, remember_config
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.policy import SkillPolicy
@@ -36,7 +36,7 @@ TOOL_TIMEOUT = 120.0  # seconds, as the CLI's default
 TOOLBOXES = 64  # toolboxes kept (one per distinct set of grants in use)
 
 
-class BirdieRuntime:
+class BirdieRuntime(ProviderFacts):
     """Skills, model, MCP manager, settings and memory of the serving process."""
 
     def __init__(self, environ: Mapping[str, str] | None = None, workdir: Path | None = None):
@@ -72,18 +72,6 @@ class BirdieRuntime:
             if self._model is None:
                 self._model = create_chat_model(self.provider)
         return self._model
-
-    @property
-    def model_label(self) -> str:
-        return describe(self.provider)
-
-    @property
-    def context_window(self) -> int | None:
-        return context_window(self.provider.vendor, self.provider.model or "")
-
-    @property
-    def price(self) -> tuple[float, float, float] | None:
-        return price_per_million(self.provider.vendor, self.provider.model or "")
 
     # ----------------------------------------------------------------- per run
     def toolbox(self, enabled: list[str], disabled: list[str], *, loading: str,

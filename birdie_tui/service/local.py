@@ -34,6 +34,7 @@ from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
 from birdie_tui.service.local_start import make_engine, open_first, tell_waits, user_errors
 from birdie_tui.service.protocol import Approver, BirdieError, Listener
+from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     InjectionView,
@@ -148,23 +149,11 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         return self.engine.token_ledger()
 
     def settings(self) -> SettingsRow:
-        s = self._settings
-        if s is None:
-            return SettingsRow()
-        return SettingsRow(theme=s.theme, tool_output=s.tool_output,
-                           keymap=tuple(sorted(s.keymap.items())), notify=s.notify)
+        return settings_row(self._settings)
 
     def save_settings(self, **changes: Any) -> None:
-        from birdie_tui.store.settings import save_settings
-
-        if self._settings is None:
-            return  # not started: nothing loaded to save over
-        for name, value in changes.items():
-            setattr(self._settings, name, value)
-        try:
-            save_settings(self.engine.paths, self._settings)
-        except OSError as exc:
-            raise BirdieError(f"could not save settings: {exc}") from exc
+        paths = self.engine.paths if self.engine is not None else None
+        save_ui_settings(self._settings, paths, changes)
 
     def resume_command(self) -> str | None:
         from birdie_tui.resume import resume_command

@@ -6,12 +6,14 @@ server's catalog and the thread's history answer (skills, tools, MCP, model, /co
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from birdie_tui.agent.approvals import MODES
 from birdie_tui.agent.events import SkillsChanged, StatusChanged
 from birdie_tui.service.protocol import BirdieError
+from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     CallContext,
@@ -55,24 +57,13 @@ class RemoteCommands:
 
     # ------------------------------------------------------------------ UI settings (local)
     def settings(self) -> SettingsRow:
-        s = self._settings
-        if s is None:
-            return SettingsRow()
-        return SettingsRow(theme=s.theme, tool_output=s.tool_output,
-                           keymap=tuple(sorted(s.keymap.items())), notify=s.notify)
+        return settings_row(self._settings)
 
     def save_settings(self, **changes: Any) -> None:
         from birdie_tui.store.paths import BirdiePaths
-        from birdie_tui.store.settings import save_settings
 
-        if self._settings is None:
-            return
-        for name, value in changes.items():
-            setattr(self._settings, name, value)
-        try:
-            save_settings(BirdiePaths.from_env(getattr(self, "_environ", None)), self._settings)
-        except OSError as exc:
-            raise BirdieError(f"could not save settings: {exc}") from exc
+        paths = BirdiePaths.from_env(getattr(self, "_environ", None) or os.environ)
+        save_ui_settings(self._settings, paths, changes)
 
     # ------------------------------------------------------------------ approvals
     def approval_mode(self) -> str:
