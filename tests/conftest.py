@@ -64,6 +64,20 @@ def pg_url(pg_server):
 from tests.lg_server import lg_server, lg_server_factory, report_server_logs  # noqa: E402,F401
 
 
+@pytest.fixture(scope="module")
+def skills_server(tmp_path_factory):
+    """A `langgraph dev` serving the engine tests' skills (tests/agent/conftest.py), one per
+    test module, with its own home and working directory."""
+    from tests.agent.conftest import write_skills
+    from tests.lg_server import start_server
+
+    tmp = tmp_path_factory.mktemp("skills-server")
+    started = start_server(home=tmp / "home", workdir=tmp / "work",
+                           skills_dirs=[write_skills(tmp / "skills")])
+    yield started
+    started.stop()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failed test's report shows the log tail of the LangGraph servers running."""

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.agent.conftest import write_skills
-from tests.lg_server import start_server
 
 from .helpers import assert_one_line_error, events_of, run_cli
 
@@ -16,12 +14,8 @@ slow = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("remote-print")
-    started = start_server(home=tmp / "home", workdir=tmp / "work",
-                           skills_dirs=[write_skills(tmp / "skills")])
-    yield started
-    started.stop()
+def server(skills_server):
+    return skills_server  # one `langgraph dev` per module, serving the test skills
 
 
 @slow

@@ -14,8 +14,6 @@ import pytest
 
 from birdie_tui.service import BirdieError, remote_birdie
 from birdie_tui.service.rows import ApprovalAnswer
-from tests.agent.conftest import write_skills
-from tests.lg_server import start_server
 
 slow = pytest.mark.slow
 
@@ -23,12 +21,8 @@ ECHO = 'call echo_text {"text": "hi"}'
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("remote-birdie")
-    started = start_server(home=tmp / "home", workdir=tmp / "work",
-                           skills_dirs=[write_skills(tmp / "skills")])
-    yield started
-    started.stop()
+def server(skills_server):
+    return skills_server  # one `langgraph dev` per module, serving the test skills
 
 
 @pytest.fixture

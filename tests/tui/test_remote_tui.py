@@ -16,8 +16,6 @@ from birdie_tui.tui.screens.session_browser import SessionBrowser
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
-from tests.agent.conftest import write_skills
-from tests.lg_server import start_server
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 
 pytestmark = pytest.mark.slow
@@ -25,12 +23,8 @@ ARMED = ApprovalScreen.ARM_SECONDS + 0.1
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("remote-tui")
-    started = start_server(home=tmp / "home", workdir=tmp / "work",
-                           skills_dirs=[write_skills(tmp / "skills")])
-    yield started
-    started.stop()
+def server(skills_server):
+    return skills_server  # one `langgraph dev` per module, serving the test skills
 
 
 @pytest.fixture
