@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -111,14 +112,16 @@ class BirdieRuntime(ProviderFacts):
 
 
 _runtime: BirdieRuntime | None = None
+_building = threading.Lock()  # the first runs may arrive together, each in its own thread
 
 
 def shared_runtime() -> BirdieRuntime:
-    """The process's runtime, built on the first run that needs it."""
+    """The process's runtime, built once, by the first run that needs it."""
     global _runtime
-    if _runtime is None:
-        _runtime = BirdieRuntime()
-    return _runtime
+    with _building:
+        if _runtime is None:
+            _runtime = BirdieRuntime()
+        return _runtime
 
 
 def install_runtime(rt: BirdieRuntime | None) -> BirdieRuntime | None:
