@@ -51,6 +51,11 @@ def test_print_continue_and_list_through_flag_env_and_settings(pg_url, tmp_path)
     listed = run_cli(laptop, "sessions", "list", "--json", env={"BIRDIE_DATABASE_URL": pg_url})
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == [sid]
+    # One conversation exported from the database, by anyone who has the URL.
+    exported = run_cli(desktop, "sessions", "export", sid, "--database-url", pg_url,
+                       env={"USER": "erin"})
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.count("## Turn ") == 4 and "from the flag" in exported.stdout
     # The embedded store saw none of it.
     for home in (laptop, desktop):
         assert not list(home.rglob("*.json")) and not list(home.rglob("checkpoints.db"))
