@@ -32,6 +32,7 @@ from birdie_tui.service.remote_sessions import (
 from birdie_tui.service.remote_turns import RemoteTurns
 from birdie_tui.service.rows import SessionRow, Started, Status, TokenLedger
 
+SERVER_KEY_ENV = "BIRDIE_SERVER_API_KEY"
 LIST_PAGE = 1000  # threads asked for at once (the server's search is paged)
 LIST_LIMIT = 20_000  # threads the browser lists at most (newest first)
 FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "last_host")
@@ -78,7 +79,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         an error with `strict` (headless), else said in `problems` and a new session opens."""
         problems: list[str] = []
         try:
-            self.wire = Wire(self.url)
+            self.wire = Wire(self.url, api_key=self._server_key())
             self.catalog = await fetch_catalog(self.wire)
             warnings = self._load_settings()
             if session_id is None and continue_last:
@@ -107,6 +108,15 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         await self._refresh_catalog()
         return Started(session_id=self._thread, new=not self._saved, problems=tuple(problems),
                        warnings=tuple(warnings))
+
+    def _server_key(self) -> str | None:
+        """$BIRDIE_SERVER_API_KEY, sent as the server's x-api-key (a LangSmith deployment
+        asks for one); never a LangSmith key picked up from the environment by itself."""
+        from birdie_tui.secrets import remember
+
+        key = (self._environ.get(SERVER_KEY_ENV) or "").strip() or None
+        remember(key)  # masked wherever text leaves the app
+        return key
 
     def _load_settings(self) -> list[str]:
         """The UI's own settings (theme, keymap, tool output) stay this machine's."""
