@@ -12,17 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from birdie_tui.agent.approvals import (
+    APPROVAL_RULES,
+    APPROVED_SKILLS,
     MODES,
     ApprovalAnswer,
     ApprovalPolicy,
     ApprovalRequest,
 )
 from birdie_tui.agent.options import EngineError
-
-# Session JSON keys: upstream Birdie's list of skills approved for the session, and ours for
-# the "always allow this command / this tool" answers (allow rules).
-APPROVED_SKILLS = "approved_skills"
-APPROVAL_RULES = "approval_rules"
 
 
 class ApprovalOps:
@@ -57,18 +54,11 @@ class ApprovalOps:
 
     def remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> str | None:
         """Save an "always" answer in the session JSON; returns what was saved (for the UI)."""
-        if answer.decision != "allow" or not answer.remember:
+        saved = request.saved_as(answer)
+        if saved is None:
             return None
         meta = self.require_session()
-        if answer.remember == "skill":
-            if not request.skill:
-                return None
-            key, item = APPROVED_SKILLS, request.skill
-        else:
-            rule = request.rule_for(answer.remember)
-            if rule is None:
-                return None
-            key, item = APPROVAL_RULES, rule
+        key, item = saved
         items = _strings(meta.extra.get(key))
         if item not in items:
             meta.extra[key] = [*items, item]
@@ -118,21 +108,11 @@ class ApprovalOps:
     async def close_pending(self, pending: list[ApprovalRequest]) -> None:
         """A new message instead of an answer: the waiting calls are answered "not run", so
         the step is closed and the history stays valid for the next turn."""
-        from langchain_core.messages import ToolMessage
-
-        from birdie_tui.agent.graph import pending_step
-
         state = await self._graph.aget_state(self._config())
-        last, standins = pending_step(state.values.get("messages", []))
-        if last is None:
-            return
-        waiting = {request.id for request in pending}
-        closed = [ToolMessage(
-            content="Not run: the user sent a new message instead of answering the approval."
-            if call["id"] in waiting else "Not run: another call of this step was waiting for "
-            "approval when the user moved on.", tool_call_id=call["id"], name=call["name"],
-            status="error", id=standins.get(call["id"])) for call in last.tool_calls]
-        await self._graph.aupdate_state(self._config(), {"messages": closed}, as_node="tools")
+        closed = closing_results(state.values.get("messages", []), pending)
+        if closed:
+            await self._graph.aupdate_state(self._config(), {"messages": closed},
+                                            as_node="tools")
 
     async def pending_approvals(self, session_id: str | None = None) -> list[ApprovalRequest]:
         """The approvals a session's last step is waiting for (empty: none)."""
@@ -153,14 +133,34 @@ def interrupts_in(mode: str, data: Any) -> list[ApprovalRequest]:
 
 
 def requests_of(interrupts: Any) -> list[ApprovalRequest]:
-    """The approval requests in LangGraph interrupts (as `graph.run_tools` raises them)."""
+    """The approval requests in LangGraph interrupts (as `graph.run_tools` raises them):
+    `Interrupt` objects, or their JSON from a LangGraph server."""
     found: list[ApprovalRequest] = []
     for pending in interrupts or ():
-        value = getattr(pending, "value", None)
+        value = pending.get("value") if isinstance(pending, dict) else \
+            getattr(pending, "value", None)
         if isinstance(value, dict):
             found += [ApprovalRequest.from_dict(item) for item in value.get("approvals", [])
                       if isinstance(item, dict)]
     return found
+
+
+def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list[Any]:
+    """A new message instead of an answer: a "not run" result for each call of the waiting
+    step, each in its stand-in's place (empty when no step waits)."""
+    from langchain_core.messages import ToolMessage
+
+    from birdie_tui.agent.graph import pending_step
+
+    last, standins = pending_step(messages)
+    if last is None:
+        return []
+    waiting = {request.id for request in pending}
+    return [ToolMessage(
+        content="Not run: the user sent a new message instead of answering the approval."
+        if call["id"] in waiting else "Not run: another call of this step was waiting for "
+        "approval when the user moved on.", tool_call_id=call["id"], name=call["name"],
+        status="error", id=standins.get(call["id"])) for call in last.tool_calls]
 
 
 def resume_value(resume: dict[str, ApprovalAnswer], pending: list[ApprovalRequest]

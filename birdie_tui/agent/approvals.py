@@ -27,6 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+# The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).
+APPROVED_SKILLS = "approved_skills"
+APPROVAL_RULES = "approval_rules"
+
 MODES = ("ask", "auto", "read-only")
 Mode = Literal["ask", "auto", "read-only"]
 REMEMBER = ("command", "tool", "skill")
@@ -77,6 +81,16 @@ class ApprovalRequest:
         if remember == "tool":
             return self.name
         return None
+
+    def saved_as(self, answer: ApprovalAnswer) -> tuple[str, str] | None:
+        """Where an "always" answer to this request is kept, as Birdie keeps it in a session:
+        (APPROVED_SKILLS, skill) or (APPROVAL_RULES, rule); None when it saves nothing."""
+        if answer.decision != "allow" or not answer.remember:
+            return None
+        if answer.remember == "skill":
+            return (APPROVED_SKILLS, self.skill) if self.skill else None
+        rule = self.rule_for(answer.remember)
+        return (APPROVAL_RULES, rule) if rule else None
 
 
 @dataclass(frozen=True)
@@ -285,6 +299,6 @@ def proposed_diff(args: dict[str, Any], workdir: Path | None = None) -> str | No
 
 
 __all__ = [
-    "ALLOW_ONCE", "DENY", "MODES", "REMEMBER", "ApprovalAnswer", "ApprovalPolicy",
+    "ALLOW_ONCE", "APPROVAL_RULES", "APPROVED_SKILLS", "DENY", "MODES", "REMEMBER", "ApprovalAnswer", "ApprovalPolicy",
     "ApprovalRequest", "Rule", "Verdict", "command_text", "outside_paths", "proposed_diff",
 ]

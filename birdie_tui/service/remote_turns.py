@@ -53,23 +53,6 @@ def translate_part(event: str, data: Any) -> Iterator[TurnEvent]:
         yield from translate("custom", custom)
 
 
-def interrupts_of(event: str, data: Any) -> list[ApprovalRequest]:
-    """The approval requests a run stopped for (`__interrupt__` in an update)."""
-    if event != "updates" or not isinstance(data, dict):
-        return []
-    return requests_in(data.get("__interrupt__"))
-
-
-def requests_in(interrupts: Any) -> list[ApprovalRequest]:
-    found: list[ApprovalRequest] = []
-    for item in interrupts or ():
-        value = item.get("value") if isinstance(item, dict) else getattr(item, "value", None)
-        if isinstance(value, dict):
-            found += [ApprovalRequest.from_dict(r) for r in value.get("approvals", [])
-                      if isinstance(r, dict)]
-    return found
-
-
 def final_text(update: Any) -> str | None:
     """The text of the agent's reply in an `updates` part (None: no agent reply in it;
     "" while it still calls tools)."""
@@ -162,6 +145,8 @@ class RemoteTurns:
     async def _runs(self, thread: str, payload: dict[str, Any], approver: Approver | None
                     ) -> AsyncIterator[TurnEvent]:
         """Run, and run again after each stop for approval the approver answers."""
+        from birdie_tui.agent.approval_ops import interrupts_in
+
         reply = ""
         while True:
             stopped: list[ApprovalRequest] = []
@@ -173,7 +158,7 @@ class RemoteTurns:
                 elif part.event == "error":
                     yield TurnError(message=_run_error(part.data))
                     return
-                stopped += interrupts_of(part.event, part.data)
+                stopped += interrupts_in(part.event, part.data)  # SSE events are the modes
                 if part.event == "updates":
                     found = final_text(part.data)
                     reply = reply if found is None else found
@@ -233,35 +218,26 @@ class RemoteTurns:
 
     async def _remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
         """An "always" answer saved in the thread's metadata (the graph reads it each run)."""
-        if answer.decision != "allow" or not answer.remember:
+        saved = request.saved_as(answer)
+        if saved is None:
             return
-        if answer.remember == "skill":
-            key, item = "approved_skills", request.skill
-        else:
-            key, item = "approval_rules", request.rule_for(answer.remember) or ""
+        key, item = saved
         items = _strings(self._meta, key)
-        if item and item not in items:
+        if item not in items:
             await self._write_meta(**{key: [*items, item]})
 
     async def _close_pending(self, pending: list[ApprovalRequest]) -> None:
         """A new message instead of an answer: the waiting calls are answered "not run" (as
         the local engine does), so the thread's history stays valid."""
-        from langchain_core.messages import ToolMessage
-
-        from birdie_tui.agent.graph import pending_step
+        from birdie_tui.agent.approval_ops import closing_results
         from birdie_tui.service.remote_client import message_dict
 
         state = await self.wire.call(lambda: self.wire.aio.threads.get_state(self._thread),
                                      thread=self._thread)
-        last, standins = pending_step(to_messages((state.get("values") or {}).get("messages")))
-        if last is None:
+        closed = [message_dict(result) for result in closing_results(
+            to_messages((state.get("values") or {}).get("messages")), pending)]
+        if not closed:
             return
-        waiting = {request.id for request in pending}
-        closed = [message_dict(ToolMessage(
-            content="Not run: the user sent a new message instead of answering the approval."
-            if call["id"] in waiting else "Not run: another call of this step was waiting for "
-            "approval when the user moved on.", tool_call_id=call["id"], name=call["name"],
-            status="error", id=standins.get(call["id"]))) for call in last.tool_calls]
         await self.wire.call(lambda: self.wire.aio.threads.update_state(
             self._thread, {"messages": closed}, as_node="tools"), thread=self._thread)
 
@@ -280,10 +256,12 @@ def pending_in(state: Any) -> list[ApprovalRequest]:
     """The approval requests a thread state waits on."""
     if not isinstance(state, dict):
         return []
-    found = requests_in(state.get("interrupts"))
+    from birdie_tui.agent.approval_ops import requests_of
+
+    found = requests_of(state.get("interrupts"))
     if not found:
         for task in state.get("tasks") or ():
-            found += requests_in(task.get("interrupts") if isinstance(task, dict) else None)
+            found += requests_of(task.get("interrupts") if isinstance(task, dict) else None)
     unique = {request.id: request for request in found}
     return list(unique.values())
 
