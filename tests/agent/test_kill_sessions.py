@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from birdie_tui.agent.graph import build_graph
 from birdie_tui.agent.history import history_problems
 
+from ..cli.helpers import raw_history
+from ..cli.helpers import session_json as session_file
 from ..conftest import clean_env
 
-USER = "tester"
 SKILL = """\
 ---
 name: Worker
@@ -109,24 +109,6 @@ class Run:
         while (line := self._lines.get(timeout=10)) is not None:
             self.events.append(json.loads(line))
         return self.proc.returncode
-
-
-async def raw_history(home: Path, session_id: str) -> list[Any]:
-    """The history exactly as the checkpoint holds it: no engine, no repair."""
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    conn = await aiosqlite.connect(str(home / "sessions" / USER / "checkpoints.db"))
-    try:
-        state = await build_graph(AsyncSqliteSaver(conn)).aget_state(
-            {"configurable": {"thread_id": session_id}})
-    finally:
-        await conn.close()
-    return list(state.values.get("messages", [])) if state.values else []
-
-
-def session_file(home: Path, session_id: str) -> dict[str, Any]:
-    return json.loads((home / "sessions" / USER / f"{session_id}.json").read_text())
 
 
 def usage_totals(messages: list[Any]) -> tuple[int, int]:

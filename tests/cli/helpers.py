@@ -38,3 +38,19 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
 
 def session_json(home: Path, session_id: str) -> dict:
     return json.loads((home / "sessions" / USER / f"{session_id}.json").read_text())
+
+
+async def raw_history(home: Path, session_id: str) -> list:
+    """The session's history exactly as the checkpoint holds it: no engine, no repair."""
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from birdie_tui.agent.graph import build_graph
+
+    conn = await aiosqlite.connect(str(home / "sessions" / USER / "checkpoints.db"))
+    try:
+        state = await build_graph(AsyncSqliteSaver(conn)).aget_state(
+            {"configurable": {"thread_id": session_id}})
+    finally:
+        await conn.close()
+    return list(state.values.get("messages", [])) if state.values else []

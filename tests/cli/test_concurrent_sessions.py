@@ -17,7 +17,7 @@ from birdie_tui.agent.history import history_problems
 from birdie_tui.store import BirdiePaths, SessionStore
 
 from ..conftest import clean_env
-from .helpers import USER, assert_one_line_error, run_cli, session_json
+from .helpers import USER, assert_one_line_error, raw_history, run_cli, session_json
 
 PAIRS = 20
 
@@ -31,21 +31,7 @@ def start(home: Path, session_id: str, message: str, **env: str) -> subprocess.P
 
 def history(home: Path, session_id: str) -> list:
     """The session's checkpointed history, read as it is on disk (no repair)."""
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    from birdie_tui.agent.graph import build_graph
-
-    async def read() -> list:
-        conn = await aiosqlite.connect(str(home / "sessions" / USER / "checkpoints.db"))
-        try:
-            state = await build_graph(AsyncSqliteSaver(conn)).aget_state(
-                {"configurable": {"thread_id": session_id}})
-        finally:
-            await conn.close()
-        return list(state.values.get("messages", []))
-
-    return asyncio.run(read())
+    return asyncio.run(raw_history(home, session_id))
 
 
 def new_session(home: Path) -> str:
