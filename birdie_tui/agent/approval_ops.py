@@ -20,6 +20,7 @@ from birdie_tui.agent.approvals import (
     ApprovalRequest,
 )
 from birdie_tui.agent.options import EngineError
+from birdie_tui.store.session_meta import str_list
 
 
 class ApprovalOps:
@@ -44,13 +45,13 @@ class ApprovalOps:
         extra = self.session.extra if self.session is not None else {}
         return ApprovalPolicy.build(
             mode=self.approval_mode, settings_rules=self.settings.permissions,
-            session_rules=_strings(extra.get(APPROVAL_RULES)),
-            approved_skills=_strings(extra.get(APPROVED_SKILLS)), workdir=Path.cwd())
+            session_rules=str_list(extra.get(APPROVAL_RULES)),
+            approved_skills=str_list(extra.get(APPROVED_SKILLS)), workdir=Path.cwd())
 
     def session_approvals(self) -> tuple[list[str], list[str]]:
         """(approved skills, allow rules) saved in the open session."""
         extra = self.session.extra if self.session is not None else {}
-        return _strings(extra.get(APPROVED_SKILLS)), _strings(extra.get(APPROVAL_RULES))
+        return str_list(extra.get(APPROVED_SKILLS)), str_list(extra.get(APPROVAL_RULES))
 
     def remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> str | None:
         """Save an "always" answer in the session JSON; returns what was saved (for the UI)."""
@@ -59,7 +60,7 @@ class ApprovalOps:
             return None
         meta = self.require_session()
         key, item = saved
-        items = _strings(meta.extra.get(key))
+        items = str_list(meta.extra.get(key))
         if item not in items:
             meta.extra[key] = [*items, item]
             if meta.saved:
@@ -170,6 +171,3 @@ def resume_value(resume: dict[str, ApprovalAnswer], pending: list[ApprovalReques
     return {request.id: (resume.get(request.id) or ApprovalAnswer(
         "deny", reason="not answered")).to_dict() for request in pending}
 
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []

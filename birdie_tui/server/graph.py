@@ -25,6 +25,7 @@ from birdie_tui.agent.graph import (
 )
 from birdie_tui.agent.prompt import LOADING_MODES
 from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
+from birdie_tui.store.session_meta import str_list
 
 METADATA_KEY = "birdie"  # the thread metadata the client writes
 DEFAULT_MAX_TOOL_CALLS = 40  # per turn, as the CLI's default
@@ -35,10 +36,6 @@ def thread_grants(config: RunnableConfig | None) -> dict[str, Any]:
     metadata = (config or {}).get("metadata") or {}
     grants = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
     return grants if isinstance(grants, dict) else {}
-
-
-def strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _count(value: Any, default: int) -> int:
@@ -60,12 +57,12 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
     approvals = ApprovalPolicy.build(
         mode=mode if mode in MODES else settings.approval_mode,
         settings_rules=settings.permissions,
-        session_rules=strings(grants.get("approval_rules")),
-        approved_skills=strings(grants.get("approved_skills")), workdir=rt.workdir)
+        session_rules=str_list(grants.get("approval_rules")),
+        approved_skills=str_list(grants.get("approved_skills")), workdir=rt.workdir)
     return AgentContext(
         model=await rt.chat_model(),
-        toolbox=rt.toolbox(strings(grants.get("enabled_skills")),
-                           strings(grants.get("disabled_skills")), loading=loading,
+        toolbox=rt.toolbox(str_list(grants.get("enabled_skills")),
+                           str_list(grants.get("disabled_skills")), loading=loading,
                            decay_turns=settings.skill_decay_turns),
         memory=rt.memory_notes(),
         approvals=approvals,

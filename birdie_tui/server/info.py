@@ -12,8 +12,8 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from birdie_tui.server.catalog import build_catalog
-from birdie_tui.server.graph import strings
 from birdie_tui.server.runtime import ashared_runtime
+from birdie_tui.store.session_meta import str_list
 
 
 class InfoInput(TypedDict, total=False):
@@ -31,8 +31,8 @@ class InfoState(InfoInput, InfoOutput):
 
 async def catalog(state: InfoState) -> dict[str, Any]:
     return {"catalog": await build_catalog(
-        await ashared_runtime(), strings(state.get("enabled_skills")),
-        strings(state.get("disabled_skills")))}
+        await ashared_runtime(), str_list(state.get("enabled_skills")),
+        str_list(state.get("disabled_skills")))}
 
 
 _compiled: Any = None

@@ -31,6 +31,7 @@ from birdie_tui.service.remote_sessions import (
 )
 from birdie_tui.service.remote_turns import RemoteTurns
 from birdie_tui.service.rows import SessionRow, Started, Status, TokenLedger
+from birdie_tui.store.session_meta import str_list
 
 SERVER_KEY_ENV = "BIRDIE_SERVER_API_KEY"
 LIST_PAGE = 1000  # threads asked for at once (the server's search is paged)
@@ -164,11 +165,8 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         await self._write_meta(enabled_skills=on, disabled_skills=off)
 
     def _grants(self) -> tuple[list[str], list[str]]:
-        def names(key: str) -> list[str]:
-            value = self._meta.get(key)
-            return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-        return names("enabled_skills"), names("disabled_skills")
+        return (str_list(self._meta.get("enabled_skills")),
+                str_list(self._meta.get("disabled_skills")))
 
     async def _refresh_catalog(self) -> None:
         """The skill rows for this session's grants (the server computes `enabled`)."""

@@ -14,6 +14,7 @@ from birdie_tui.agent.approvals import MODES
 from birdie_tui.agent.events import SkillsChanged, StatusChanged
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
+from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     CallContext,
@@ -81,8 +82,8 @@ class RemoteCommands:
         return mode
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
-        return _strings(self._meta.get("approved_skills")), \
-            _strings(self._meta.get("approval_rules"))
+        return str_list(self._meta.get("approved_skills")), \
+            str_list(self._meta.get("approval_rules"))
 
     def forget_approvals(self) -> None:
         self._write_meta_sync(approved_skills=[], approval_rules=[])
@@ -254,6 +255,3 @@ class RemoteCommands:
         return export_session(meta, self._messages, await self.contexts(), fmt,
                               summary=self._summary)
 
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []

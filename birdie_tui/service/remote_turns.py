@@ -26,6 +26,7 @@ from birdie_tui.agent.events import (
 from birdie_tui.agent.ledger import CallUsage, call_cost
 from birdie_tui.service.protocol import Approver, BirdieError
 from birdie_tui.service.remote_client import GRAPH, Wire, to_messages
+from birdie_tui.store.session_meta import str_list
 
 STREAM_MODES = ["messages-tuple", "updates", "custom"]
 CANCEL_WAIT = 15.0  # seconds a cancelled run gets to stop on the server
@@ -210,8 +211,9 @@ class RemoteTurns:
 
     def _allowed_by_session(self, request: ApprovalRequest) -> bool:
         policy = ApprovalPolicy.build(
-            mode="ask", settings_rules=None, session_rules=_strings(self._meta, "approval_rules"),
-            approved_skills=_strings(self._meta, "approved_skills"))
+            mode="ask", settings_rules=None,
+            session_rules=str_list(self._meta.get("approval_rules")),
+            approved_skills=str_list(self._meta.get("approved_skills")))
         return policy.decide(name=request.name, command=request.command,
                              skill_name=request.skill, gated=True,
                              why=request.why).action == "allow"
@@ -222,7 +224,7 @@ class RemoteTurns:
         if saved is None:
             return
         key, item = saved
-        items = _strings(self._meta, key)
+        items = str_list(self._meta.get(key))
         if item not in items:
             await self._write_meta(**{key: [*items, item]})
 
@@ -279,7 +281,3 @@ def _run_error(data: Any) -> str:
         return one_line(str(message))
     return one_line(str(data or "the run failed on the server"))
 
-
-def _strings(meta: dict[str, Any], key: str) -> list[str]:
-    value = meta.get(key)
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta", "SessionSummary"]
+__all__ = ["TOKEN_LOG_LIMIT", "SessionMeta", "SessionSummary", "str_list"]
 
 TOKEN_LOG_LIMIT = 200
 _KNOWN_KEYS = (
@@ -47,7 +47,9 @@ def _as_int(value: Any) -> int:
     return 0
 
 
-def _as_str_list(value: Any) -> list[str]:
+def str_list(value: Any) -> list[str]:
+    """A session (or thread metadata) value read as a list of strings: anything else is []
+    and non-strings are left out (a hand-edited or foreign file never breaks a reader)."""
     if not isinstance(value, list):
         return []
     return [v for v in value if isinstance(v, str)]
@@ -197,8 +199,8 @@ class SessionMeta:
             created_at=created,
             updated_at=updated,
             turns=turns,
-            enabled_skills=_as_str_list(data.get("enabled_skills")),
-            disabled_skills=_as_str_list(data.get("disabled_skills")),
+            enabled_skills=str_list(data.get("enabled_skills")),
+            disabled_skills=str_list(data.get("disabled_skills")),
             title=title,
             input_tokens=input_tokens,
             output_tokens=output_tokens,
