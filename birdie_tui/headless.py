@@ -302,27 +302,14 @@ def sessions_command(args: argparse.Namespace) -> int:
 
 
 async def _sessions_list(args: argparse.Namespace) -> int:
+    from birdie_tui.sessions_cli import print_sessions
     from birdie_tui.store import BirdiePaths, SessionStore
-    from birdie_tui.store.session_meta import session_row
     from birdie_tui.store.paths import default_user, validate_user
 
     store = SessionStore(BirdiePaths.from_env(), validate_user(args.user or default_user()))
     # Corrupt files found here are reported by the recovery listener, as they are moved aside.
     # Summaries come from the index cache: only files changed since the last listing are read.
-    rows = [session_row(meta) for meta in store.summaries()]
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    if not rows:
-        print("no sessions yet")
-    lines = []
-    for row in rows:
-        tokens = f"↑{row['input_tokens']} ↓{row['output_tokens']}"
-        lines.append(f"{row['id']:<14} {row['turns']:>4} turns  {tokens:<16} "
-                     f"{row['updated_at'][:16].replace('T', ' ')}  {row['title'] or '(untitled)'}")
-    if lines:
-        print("\n".join(lines))  # one write, not ten thousand
-    return 0
+    return print_sessions(store.summaries(), as_json=args.json, shared=False)
 
 
 async def _sessions_export(args: argparse.Namespace) -> int:

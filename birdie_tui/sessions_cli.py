@@ -1,5 +1,6 @@
 """`birdie-tui sessions ...` on a shared PostgreSQL database: `list` (the team's sessions, with
-who wrote each last), `import --from-home DIR` and `export --to-home DIR` (`agent.transfer`).
+who wrote each last), `import --from-home DIR` and `export --to-home DIR` (`agent.transfer`);
+and how any `sessions list` prints (`print_sessions`).
 Without a database URL, `list` and `export ID` stay the embedded store's (in `headless`).
 
 Errors are one line on stderr, exit 2: no URL, an invalid one, an unreachable database.
@@ -13,7 +14,7 @@ import json
 import os
 import sys
 
-__all__ = ["database_command"]
+__all__ = ["database_command", "print_sessions"]
 
 EXIT_USAGE = 2
 
@@ -57,16 +58,24 @@ def database_command(args: argparse.Namespace) -> int | None:
 def _list(args: argparse.Namespace, url: str) -> int:
     from birdie_tui.store.paths import default_user, validate_user
     from birdie_tui.store.pg.sessions import PgSessionStore
-    from birdie_tui.store.session_meta import session_row
 
     store = PgSessionStore(url, validate_user(args.user or default_user()))
     try:
         summaries = store.summaries()
     finally:
         store.close()
-    if args.json:
-        rows = [{**session_row(s), "user_id": s.user_id, "last_user": s.last_user,
-                 "last_host": s.last_host} for s in summaries]
+    return print_sessions(summaries, as_json=args.json, shared=True)
+
+
+def print_sessions(summaries: list, *, as_json: bool, shared: bool) -> int:
+    """`sessions list`, newest first: a line per session, or --json. A shared database's
+    list also says who owns each session and who wrote it last."""
+    from birdie_tui.store.session_meta import session_row
+
+    if as_json:
+        rows = [{**session_row(s), **({"user_id": s.user_id, "last_user": s.last_user,
+                                       "last_host": s.last_host} if shared else {})}
+                for s in summaries]
         print(json.dumps(rows, indent=2))
         return 0
     if not summaries:
@@ -75,11 +84,13 @@ def _list(args: argparse.Namespace, url: str) -> int:
     lines = []
     for s in summaries:
         tokens = f"↑{s.input_tokens} ↓{s.output_tokens}"
-        who = f"{s.last_user}@{s.last_host}" if s.last_user else s.user_id
+        who = ""
+        if shared:
+            who = f"{s.last_user}@{s.last_host}" if s.last_user else s.user_id
+            who = f"{who:<24} "
         lines.append(f"{s.id:<14} {s.turns:>4} turns  {tokens:<16} "
-                     f"{s.updated_at[:16].replace('T', ' ')}  {who:<24} "
-                     f"{s.title or '(untitled)'}")
-    print("\n".join(lines))
+                     f"{s.updated_at[:16].replace('T', ' ')}  {who}{s.title or '(untitled)'}")
+    print("\n".join(lines))  # one write, not ten thousand
     return 0
 
 
