@@ -1,4 +1,5 @@
-"""Two small jobs every layer needs: message content as plain text, and a failure as one line.
+"""Small jobs every layer needs: message content as plain text, a session's default title, and
+a failure as one line.
 
 Standard library only and nothing imported at module level beyond typing, so the TUI's first
 paint, the CLI and the core can all use it without pulling LangChain or a vendor SDK (the
@@ -11,6 +12,17 @@ from typing import Any
 
 # Block types whose "text" is what the user or model wrote (LangChain and vendor spellings).
 _TEXT_BLOCKS = ("text", "text-plain")
+
+
+TITLE_CHARS = 60
+
+
+def title_from(text: str) -> str | None:
+    """The first line of the first message, shortened: a session's default title."""
+    if not text.strip():
+        return None
+    first_line = text.strip().splitlines()[0]
+    return first_line[:TITLE_CHARS] + ("…" if len(first_line) > TITLE_CHARS else "")
 
 
 def content_text(content: Any) -> str:

@@ -26,19 +26,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from birdie_tui.agent.ledger import Price, call_cost
+from birdie_tui.agent.ledger import Price, call_cost, usage_of
 from birdie_tui.store import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
-from birdie_tui.text import content_text
+from birdie_tui.text import content_text, title_from
 
-TITLE_CHARS = 60
-
-
-def title_from(text: str) -> str | None:
-    """The first line of the first message, shortened: a session's default title."""
-    if not text.strip():
-        return None
-    first_line = text.strip().splitlines()[0]
-    return first_line[:TITLE_CHARS] + ("…" if len(first_line) > TITLE_CHARS else "")
 
 
 def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int] | None:
@@ -49,10 +40,9 @@ def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int
     for msg in reversed(messages):
         if isinstance(msg, HumanMessage) and msg.id == user_message_id:
             return spent_in, spent_out
-        usage = getattr(msg, "usage_metadata", None) if isinstance(msg, AIMessage) else None
-        if usage:
-            spent_in += int(usage.get("input_tokens", 0) or 0)
-            spent_out += int(usage.get("output_tokens", 0) or 0)
+        if isinstance(msg, AIMessage):
+            used_in, used_out, _ = usage_of(msg)
+            spent_in, spent_out = spent_in + used_in, spent_out + used_out
     return None
 
 
@@ -102,11 +92,8 @@ def settle(meta: SessionMeta, messages: Sequence[Any], *, price: Price | None,
         if isinstance(msg, HumanMessage):
             _open_turn(meta, msg, model)
         elif isinstance(msg, AIMessage) and msg.usage_metadata:
-            usage = msg.usage_metadata
-            spent_in = int(usage.get("input_tokens", 0) or 0)
-            spent_out = int(usage.get("output_tokens", 0) or 0)
-            details = usage.get("input_token_details") or {}
-            add_call(meta, spent_in, spent_out, int(details.get("cache_read", 0) or 0), price)
+            spent_in, spent_out, cached = usage_of(msg)
+            add_call(meta, spent_in, spent_out, cached, price)
             added_in, added_out = added_in + spent_in, added_out + spent_out
     meta.counted = {"through": last, "turns": meta.turns}
     return added_in, added_out

@@ -20,6 +20,17 @@ from typing import Any
 Price = tuple[float, float, float]  # USD per million: input, output, cached input
 
 
+
+def usage_of(message: Any) -> tuple[int, int, int]:
+    """(input, output, cached input) tokens of a model call, from the usage its AI message
+    carries (LangChain's `usage_metadata`); zeros when it reports none."""
+    usage = getattr(message, "usage_metadata", None)
+    if not usage:
+        return 0, 0, 0
+    details = usage.get("input_token_details") or {}
+    return (int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0),
+            int(details.get("cache_read", 0) or 0))
+
 @dataclass(frozen=True)
 class CallUsage:
     """One completed model call."""
@@ -95,13 +106,8 @@ class Ledger:
         for msg in messages:
             if getattr(msg, "type", None) == "human":
                 calls = []
-            usage = getattr(msg, "usage_metadata", None) if getattr(msg, "type", None) == "ai" \
-                else None
-            if usage:
-                details = usage.get("input_token_details") or {}
-                calls.append(CallUsage(int(usage.get("input_tokens", 0) or 0),
-                                       int(usage.get("output_tokens", 0) or 0),
-                                       int(details.get("cache_read", 0) or 0)))
+            if getattr(msg, "type", None) == "ai" and msg.usage_metadata:
+                calls.append(CallUsage(*usage_of(msg)))
         self.calls, self.live = calls, False
 
     def snapshot(self, meta: Any, *, context_window: int | None,

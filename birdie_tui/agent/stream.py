@@ -17,6 +17,7 @@ from birdie_tui.agent.events import (
     TurnEvent,
     UsageReported,
 )
+from birdie_tui.agent.ledger import usage_of
 from birdie_tui.text import content_text, scrub_surrogates
 
 
@@ -53,13 +54,9 @@ def _agent_update(messages: list[Any]) -> Iterator[TurnEvent]:
     reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
     if reply is None:
         return
-    usage = reply.usage_metadata or {}
-    details = usage.get("input_token_details") or {}
-    yield UsageReported(
-        input_tokens=int(usage.get("input_tokens", 0) or 0),
-        output_tokens=int(usage.get("output_tokens", 0) or 0),
-        cached_input_tokens=int(details.get("cache_read", 0) or 0),
-    )
+    spent_in, spent_out, cached = usage_of(reply)
+    yield UsageReported(input_tokens=spent_in, output_tokens=spent_out,
+                        cached_input_tokens=cached)
     for call in reply.tool_calls:
         yield ToolCallStarted(id=call.get("id") or "", name=call["name"], args=dict(call["args"]))
 

@@ -27,11 +27,11 @@ from birdie_tui.service.remote_sessions import (
     figures_of,
     ledger_of,
     thread_row,
-    title_from,
 )
 from birdie_tui.service.remote_turns import RemoteTurns
 from birdie_tui.service.rows import SessionRow, Started, Status, TokenLedger
 from birdie_tui.store.session_meta import str_list
+from birdie_tui.text import title_from
 
 SERVER_KEY_ENV = "BIRDIE_SERVER_API_KEY"
 LIST_PAGE = 1000  # threads asked for at once (the server's search is paged)

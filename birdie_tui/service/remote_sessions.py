@@ -8,25 +8,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from birdie_tui.agent.ledger import CallUsage, Price, TokenLedger, call_cost
+from birdie_tui.agent.ledger import CallUsage, Price, TokenLedger, call_cost, usage_of
 from birdie_tui.service.remote_client import META_KEY
 from birdie_tui.service.rows import CostReport, SessionRow, TurnCost
-
-TITLE_CHARS = 60  # as agent.accounting.title_from
-
+from birdie_tui.text import title_from
 
 def birdie_meta(thread: dict[str, Any] | None) -> dict[str, Any]:
     """The thread's `birdie` metadata (a copy; empty when there is none)."""
     meta = (thread or {}).get("metadata") or {}
     found = meta.get(META_KEY) if isinstance(meta, dict) else None
     return dict(found) if isinstance(found, dict) else {}
-
-
-def title_from(text: str) -> str | None:
-    if not text.strip():
-        return None
-    first = text.strip().splitlines()[0]
-    return first[:TITLE_CHARS] + ("…" if len(first) > TITLE_CHARS else "")
 
 
 def first_user_text(values: Any) -> str:
@@ -95,13 +86,9 @@ def figures_of(messages: Sequence[Any], price: Price | None) -> Figures:
         if kind == "human":
             figures.turns.append([])
             continue
-        usage = getattr(msg, "usage_metadata", None) if kind == "ai" else None
-        if not usage:
+        if kind != "ai" or not msg.usage_metadata:
             continue
-        details = usage.get("input_token_details") or {}
-        spent_in = int(usage.get("input_tokens", 0) or 0)
-        spent_out = int(usage.get("output_tokens", 0) or 0)
-        cached = int(details.get("cache_read", 0) or 0)
+        spent_in, spent_out, cached = usage_of(msg)
         call = CallUsage(spent_in, spent_out, cached, call_cost(price, spent_in, spent_out,
                                                                 cached))
         (figures.turns[-1] if figures.turns else figures.before_first).append(call)
