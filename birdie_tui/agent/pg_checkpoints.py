@@ -1,7 +1,7 @@
 """The shared history database: LangGraph's PostgreSQL checkpointer (``AsyncPostgresSaver`` on a
 ``psycopg_pool.AsyncConnectionPool``) plus the few indexed queries the engine runs beside it.
 The twin of `agent.sqlite_checkpoints` (`saver`, `head`, `prune`, `no_interrupt_written`,
-`delete_thread`, `aclose`).
+`aclose`).
 
 Pruning keeps storage linear, as `store.checkpoint_prune` does for sqlite: LangGraph writes a
 checkpoint per graph step, and only a thread's latest one (with its pending writes, and the
@@ -70,9 +70,6 @@ class PgCheckpoints:
         except Exception:  # noqa: BLE001 - not sure: read the state
             return False
         return row is None
-
-    async def delete_thread(self, thread_id: str) -> None:
-        await self.saver.adelete_thread(thread_id)
 
     async def aclose(self) -> None:
         pool, self.pool = self.pool, None

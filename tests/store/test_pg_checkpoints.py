@@ -116,7 +116,7 @@ def test_delete_thread_and_the_session_list_seeing_history(pg_url):
             assert store.summaries() == []
             await graph(cps.saver).ainvoke({"items": []}, config(sid))
             assert [s.id for s in store.summaries()] == [sid]  # it has a history: listed
-            await cps.delete_thread(sid)
+            await cps.saver.adelete_thread(sid)  # as the engine deletes a session's
             assert await cps.head(sid) is None and storage(pg_url, sid) == (0, 0, 0)
             await graph(cps.saver).ainvoke({"items": []}, config("2026-01-01_2"))
         finally:
