@@ -33,12 +33,29 @@ from .session_lock import WRITE_LOCK_NAME, TurnLock, write_lock
 from .session_merge import merge_session
 from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, SessionSummary, _as_int, _now
 
-__all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore", "SessionSummary"]
+__all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore", "SessionSummary",
+           "without_empty"]
 
 TOMBSTONE_SUFFIX = ".deleted"
 LOCK_SUFFIX = ".lock"
 # A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
 _IN_FLIGHT_SECONDS = 30.0
+
+
+def without_empty(metas: list, include_empty: bool, keep: str | None,
+                  threads_of: Callable[[list[str]], set[str] | None]) -> list:
+    """`metas` less the empty sessions (no turn, no title and no history), unless
+    `include_empty`; `keep` always stays. `threads_of(ids)` says which of them have history
+    (None: it cannot be told, and then nothing is hidden); it is asked only when some session
+    looks empty, and only about those."""
+    if include_empty:
+        return metas
+    looks_empty = [m for m in metas if m.is_empty and m.id != keep]
+    if not looks_empty:
+        return metas
+    threads = threads_of([m.id for m in looks_empty])
+    empty = {m.id for m in looks_empty if SessionStore._is_empty(m, threads)}
+    return [m for m in metas if m.id not in empty] if empty else metas
 
 
 def _sort_key(session_id: str) -> tuple[str, int]:
@@ -206,15 +223,7 @@ class SessionStore:
         return SessionSummary.from_dict(data, id=name[: -len(".json")], user_id=self.user)
 
     def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
-        if include_empty:
-            return metas
-        looks_empty = [m for m in metas if m.is_empty and m.id != keep]
-        if not looks_empty:
-            return metas
-        # Only read when some file looks empty, and only for those.
-        threads = self._checkpoint_threads([m.id for m in looks_empty])
-        empty = {m.id for m in looks_empty if self._is_empty(m, threads)}
-        return [m for m in metas if m.id not in empty] if empty else metas
+        return without_empty(metas, include_empty, keep, self._checkpoint_threads)
 
     def latest(self, include_empty: bool = False) -> SessionMeta | None:
         """The newest readable session (by id), skipping empty ones unless ``include_empty``."""

@@ -27,7 +27,7 @@ from psycopg.types.json import Jsonb
 from ..paths import validate_session_id, validate_user
 from ..session_merge import merge_session
 from ..session_meta import SessionMeta, SessionSummary, _now
-from ..sessions import SessionStore
+from ..sessions import SessionStore, without_empty
 from .connect import PgClient
 from .migrations import migrate
 from .turn_lock import PgTurnLock
@@ -167,14 +167,7 @@ class PgSessionStore:
                                    include_empty, keep)
 
     def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
-        if include_empty:
-            return metas
-        looks_empty = [m.id for m in metas if m.is_empty and m.id != keep]
-        if not looks_empty:
-            return metas
-        threads = self._threads(looks_empty)
-        empty = {sid for sid in looks_empty if threads is not None and sid not in threads}
-        return [m for m in metas if m.id not in empty] if empty else metas
+        return without_empty(metas, include_empty, keep, self._threads)
 
     def _threads(self, among: list[str]) -> set[str] | None:
         """Which of `among` have checkpointed history; None if that cannot be read."""
