@@ -16,7 +16,6 @@ from birdie_tui.agent.events import StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
-from birdie_tui.text import content_text
 
 
 class LocalCommands:
@@ -60,11 +59,9 @@ class LocalCommands:
     # ------------------------------------------------------------------ /history
     async def history(self, limit: int = 10) -> list[UserTurn]:
         """Your last `limit` messages in the open session, numbered by turn (oldest first)."""
-        if limit < 1:
-            raise BirdieError("the number of messages to show is at least 1")
-        asked = [m for m in await self.engine.messages() if getattr(m, "type", "") == "human"]
-        turns = [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)]
-        return turns[-limit:]
+        from birdie_tui.service.local_rows import user_turns
+
+        return user_turns(await self.engine.messages(), limit)
 
     # ------------------------------------------------------------------ /skill new
     async def new_skill(self, name: str) -> NewSkill:

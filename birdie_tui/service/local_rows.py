@@ -14,6 +14,7 @@ from birdie_tui.service.rows import (
     Status,
     ToolCallItem,
     TranscriptItem,
+    UserTurn,
 )
 
 
@@ -200,3 +201,15 @@ def _recorded_view(engine: Any, record: Any, memory: list[str]) -> InjectionView
     prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history"))
     return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=tuple(rows),
                          memory=tuple(memory), context=record)
+
+
+def user_turns(messages: list[Any], limit: int) -> list[UserTurn]:
+    """/history: the user's last `limit` messages of a history, numbered by turn (oldest
+    first)."""
+    from birdie_tui.service.protocol import BirdieError
+    from birdie_tui.text import content_text
+
+    if limit < 1:
+        raise BirdieError("the number of messages to show is at least 1")
+    asked = [m for m in messages if getattr(m, "type", "") == "human"]
+    return [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)][-limit:]

@@ -170,12 +170,9 @@ class RemoteCommands:
                            price=self._price())
 
     async def history(self, limit: int = 10) -> list[UserTurn]:
-        from birdie_tui.text import content_text
+        from birdie_tui.service.local_rows import user_turns
 
-        if limit < 1:
-            raise BirdieError("the number of messages to show is at least 1")
-        asked = [m for m in self._messages if getattr(m, "type", "") == "human"]
-        return [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)][-limit:]
+        return user_turns(self._messages, limit)
 
     def tool_call_limit(self) -> int | None:
         cap = self._meta.get("max_tool_calls", self.catalog.settings.get("max_tool_calls", 40))
