@@ -17,7 +17,7 @@ from typing import Any
 from .jsonio import read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
 
-__all__ = ["MemoryEntry", "MemoryStore"]
+__all__ = ["MemoryEntry", "MemoryStore", "note_text", "pick"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,29 @@ def _parse(raw: Any) -> MemoryEntry | None:
         timestamp=stamp if isinstance(stamp, str) else "",
         content=raw["content"],
     )
+
+
+def note_text(text: str) -> str:
+    """A note as it is kept: stripped; blank raises ValueError."""
+    content = (text or "").strip()
+    if not content:
+        raise ValueError("nothing to remember: the note is empty")
+    return content
+
+
+def pick(ids: list[str | None], key: str | int) -> int | None:
+    """Which of the notes (their `ids`, in order) `key` names: the one with that id, else the
+    `key`-th (1-based, also as digits); None if none."""
+    if isinstance(key, str):
+        wanted = key.strip()
+        if wanted in ids:
+            return ids.index(wanted)
+        if not wanted.isdigit():
+            return None
+        key = int(wanted)
+    if isinstance(key, int) and not isinstance(key, bool) and 1 <= key <= len(ids):
+        return key - 1
+    return None
 
 
 class MemoryStore:
@@ -78,9 +101,7 @@ class MemoryStore:
 
     def add(self, text: str) -> MemoryEntry:
         """Append a note; blank text raises ValueError."""
-        content = (text or "").strip()
-        if not content:
-            raise ValueError("nothing to remember: the note is empty")
+        content = note_text(text)
         data = self._read()
         taken = {e.get("id") for e in data["entries"] if isinstance(e, dict)}
         entry_id = uuid.uuid4().hex[:8]
@@ -96,20 +117,9 @@ class MemoryStore:
         data = self._read()
         raw_entries = data["entries"]
         visible = [(i, e) for i, e in enumerate(raw_entries) if _parse(e) is not None]
-        target: int | None = None
-        if isinstance(key, str):
-            wanted = key.strip()
-            for i, raw in visible:
-                if raw.get("id") == wanted:
-                    target = i
-                    break
-            if target is None and wanted.isdigit():
-                key = int(wanted)
-        if target is None and isinstance(key, int) and not isinstance(key, bool):
-            if 1 <= key <= len(visible):
-                target = visible[key - 1][0]
-        if target is None:
+        found = pick([raw.get("id") for _, raw in visible], key)
+        if found is None:
             return None
-        removed = _parse(raw_entries.pop(target))
+        removed = _parse(raw_entries.pop(visible[found][0]))
         self._write(data)
         return removed

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import psycopg
 
-from ..memory import MemoryEntry
+from ..memory import MemoryEntry, note_text, pick
 from ..paths import validate_user
 from .connect import PgClient
 from .migrations import migrate
@@ -36,9 +36,7 @@ class PgMemoryStore:
 
     def add(self, text: str) -> MemoryEntry:
         """Append a note; blank text raises ValueError."""
-        content = (text or "").strip()
-        if not content:
-            raise ValueError("nothing to remember: the note is empty")
+        content = note_text(text)
         stamp = datetime.now(timezone.utc).isoformat()
 
         def work(conn: psycopg.Connection) -> MemoryEntry:
@@ -73,24 +71,10 @@ class PgMemoryStore:
                 rows = conn.execute(
                     "SELECT seq, id, timestamp, content FROM birdie_memory WHERE user_id = %s "
                     "ORDER BY seq FOR UPDATE", (self.user,)).fetchall()
-                target = _pick(rows, key)
-                if target is None:
+                found = pick([row[1] for row in rows], key)
+                if found is None:
                     return None
+                target = rows[found]
                 conn.execute("DELETE FROM birdie_memory WHERE seq = %s", (target[0],))
                 return MemoryEntry(*target[1:])
         return self._db.run(work)
-
-
-def _pick(rows: list[tuple], key: str | int) -> tuple | None:
-    """The row with id `key`, else the `key`-th (1-based), by MemoryStore's rules."""
-    if isinstance(key, str):
-        wanted = key.strip()
-        for row in rows:
-            if row[1] == wanted:
-                return row
-        if not wanted.isdigit():
-            return None
-        key = int(wanted)
-    if isinstance(key, int) and not isinstance(key, bool) and 1 <= key <= len(rows):
-        return rows[key - 1]
-    return None
