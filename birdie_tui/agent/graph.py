@@ -43,6 +43,7 @@ from birdie_tui.agent.calls import (
 )
 from birdie_tui.agent.history import (
     INTERRUPTED_TOOL_TEXT,
+    calls_over_limit,
     latest_user_text,
     repair_history,
     tool_calls_since_user,
@@ -252,8 +253,11 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
     invalid = last.response_metadata.get(INVALID_KEY) or {} if calls else {}
     verdicts: dict[str, tuple[str, str, bool]] = {}  # id -> (action, why, gated)
     asks: list[ApprovalRequest] = []
+    over = calls_over_limit(state["messages"], calls, ctx.max_tool_calls)
     for call in calls:
-        if call["id"] in invalid:
+        if call["id"] in over:  # neither asked about nor run
+            results[call["id"]] = _error_result(call, limit_text(ctx.max_tool_calls))
+        elif call["id"] in invalid:
             results[call["id"]] = _error_result(
                 call, invalid_call_text(call["name"], invalid[call["id"]]))
         elif call["name"] not in tools:
@@ -339,6 +343,11 @@ def _answers(value: Any) -> dict[str, ApprovalAnswer]:
     if not isinstance(value, dict):
         return {}
     return {str(k): ApprovalAnswer.from_value(v) for k, v in value.items()}
+
+
+def limit_text(cap: int) -> str:
+    return (f"Not run: the tool-call limit of this turn ({cap} calls) was reached. "
+            "Answer with what you have.")
 
 
 def denial_text(why: str, action: str) -> str:

@@ -160,3 +160,13 @@ def tool_calls_since_user(messages: Sequence[BaseMessage]) -> int:
         if isinstance(msg, AIMessage):
             count += len(msg.tool_calls)
     return count
+
+
+def calls_over_limit(messages: Sequence[BaseMessage], calls: Sequence[dict], cap: int) -> set[str]:
+    """The ids of the pending step's calls beyond the turn's tool-call limit (`calls` are the
+    last AI message's, already counted in `messages`). One model message may hold any number
+    of calls: the guard between model calls alone would let them all run."""
+    if cap <= 0:
+        return set()
+    room = max(0, cap - (tool_calls_since_user(messages) - len(calls)))
+    return {call["id"] for call in calls[room:]}
