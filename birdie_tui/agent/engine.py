@@ -178,18 +178,43 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
     def reload_skills(self, touched: Iterable[Path] = ()) -> ReloadReport:
         """Rescan the skills directories now. A skill whose file broke keeps its last good
         version (listed in `broken_skills`); session grants are by name, so they survive."""
+        self.refresh_skill_dirs()
         return self._install(load_skills(self.skill_dirs), touched)
 
     async def reload_skills_async(self, touched: Iterable[Path] = ()) -> ReloadReport:
         """The live-reload path: files are parsed off the event loop, the registry is swapped
         on it (a model call already under way keeps the tools it was given), and the MCP
         server of a changed or removed skill stops (a changed one restarts on next use)."""
+        self.refresh_skill_dirs()
         result = await asyncio.to_thread(load_skills, self.skill_dirs)
         report = self._install(result, touched)
         for skill in (*report.changed, *report.removed):
             if skill.mcp_server is not None:
                 await self.mcp.forget(skill.name)
         return report
+
+    def refresh_skill_dirs(self) -> bool:
+        """Recompute the default folders (unless `--skills-dir` chose them): a
+        `$BIRDIE_HOME/skills` made after start joins, a removed one leaves. Folders added
+        since (`/skill new`) stay. True when the list changed."""
+        if self.options.skills_dirs:
+            return False
+        defaults = default_skill_dirs(self.paths, self.options.environ)
+        user_dir = self.paths.user_skills_dir
+        extra = [d for d in self.skill_dirs if d not in defaults and d != user_dir]
+        fresh = [*defaults, *extra]
+        changed, self.skill_dirs = fresh != self.skill_dirs, fresh
+        return changed
+
+    def watched_skill_dirs(self) -> list[Path]:
+        """What live reload follows: the skill folders, plus `$BIRDIE_HOME/skills` while it
+        does not exist yet (the watcher waits for it to appear)."""
+        dirs = list(self.skill_dirs)
+        user_dir = self.paths.user_skills_dir
+        env_override = self.options.environ.get("BIRDIE_SKILLS_DIR", "").strip()
+        if not self.options.skills_dirs and not env_override and user_dir not in dirs:
+            dirs.append(user_dir)
+        return dirs
 
     def _install(self, result: LoadResult, touched: Iterable[Path]) -> ReloadReport:
         merged, report = merge_reload(

@@ -280,6 +280,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
         """Rescan the skill folders; listeners hear `skills` and, when something changed (or
         it was asked for), `reloaded` with what."""
+        folders = list(self.engine.skill_dirs)
         try:
             report = await self.engine.reload_skills_async(touched)
         except Exception as exc:  # noqa: BLE001 - a reload never takes the app down
@@ -287,6 +288,8 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
                                       trouble=True, forced=True))
             return
         self._emit(SkillsChanged())
+        if folders != self.engine.skill_dirs:  # `$BIRDIE_HOME/skills` appeared: /help lists it
+            self._emit(StatusChanged())
         if report.empty and not forced:
             return
         summary = report.summary() if not report.empty else \
@@ -301,7 +304,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         from birdie_tui.store.logfile import log_to_file
 
         log_to_file(self.engine.paths.logs_dir)
-        async for touched in watch_skill_dirs(self.engine.skill_dirs):
+        async for touched in watch_skill_dirs(self.engine.watched_skill_dirs()):
             await self.reload_skills(touched)
 
     async def tools(self) -> list[ToolRow]:

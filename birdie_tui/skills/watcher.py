@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 DEBOUNCE_MS = 300  # the longest a burst is grouped before it is delivered anyway
 STEP_MS = 80  # quiet time that ends a batch: a single save shows up after about this long
 POLL_DELAY_MS = 100
+APPEAR_POLL_S = 1.0  # how often a skills folder that does not exist yet is looked for
 POLL_MAX_DEPTH = 4  # levels below a skills directory (skill/scripts/lib/x.py)
 
 _IGNORED_DIRS = {"__pycache__", ".git", ".hg", ".svn", "node_modules", ".venv", ".mypy_cache",
@@ -73,16 +74,66 @@ async def watch_skill_dirs(
     step_ms: int = STEP_MS,
     poll_delay_ms: int = POLL_DELAY_MS,
     on_fallback: Callable[[str], None] | None = None,
+    appear_poll_s: float = APPEAR_POLL_S,
     _awatch: Callable[..., Any] | None = None,
 ) -> AsyncIterator[set[Path]]:
     """Yield sets of changed paths under `dirs` until `stop_event` is set (or cancelled).
 
-    If the OS watcher cannot start (no inotify, or its watch limit is used up), fall back to
-    polling, log it once and tell `on_fallback`.
+    A folder of `dirs` that does not exist yet (a new user's `$BIRDIE_HOME/skills`) is
+    looked for every `appear_poll_s`; when it appears it is yielded as a change and watched
+    from then on. If the OS watcher cannot start (no inotify, or its watch limit is used
+    up), fall back to polling, log it once and tell `on_fallback`.
     """
-    roots = watchable(dirs)
-    if not roots:
-        return
+    wanted = [Path(d).expanduser() for d in dirs]
+    while stop_event is None or not stop_event.is_set():
+        roots = watchable(wanted)
+        missing = [d for d in wanted if d.expanduser().resolve() not in roots]
+        if not missing:
+            async for batch in _watch_roots(roots, stop_event, force_polling, debounce_ms,
+                                            step_ms, poll_delay_ms, on_fallback, _awatch):
+                yield batch
+            return
+        # watchfiles refuses a missing folder: watch the others until one of these appears.
+        until = _UntilAppears(stop_event, missing, appear_poll_s)
+        if roots:
+            async for batch in _watch_roots(roots, until, force_polling, debounce_ms,
+                                            step_ms, poll_delay_ms, on_fallback, _awatch):
+                yield batch
+        while not until.is_set():
+            await asyncio.sleep(appear_poll_s)
+        if until.appeared:
+            yield set(until.appeared)
+
+
+class _UntilAppears:
+    """A stop event for one watch: set by the caller's event, or once a missing folder is a
+    directory (checked at most every `every` seconds, it is asked far more often)."""
+
+    def __init__(self, outer: Any, missing: list[Path], every: float):
+        self.outer, self.missing, self.every = outer, missing, every
+        self.appeared: list[Path] = []
+        self._checked = 0.0
+        self._stopped = False
+
+    def set(self) -> None:
+        """watchfiles sets its stop event when cancelled, so its thread ends too."""
+        self._stopped = True
+
+    def is_set(self) -> bool:
+        if self._stopped or (self.outer is not None and self.outer.is_set()):
+            return True
+        if not self.appeared and time.monotonic() - self._checked >= self.every:
+            self._checked = time.monotonic()
+            self.appeared = [d for d in self.missing if d.is_dir()]
+        return bool(self.appeared)
+
+
+async def _watch_roots(
+    roots: list[Path], stop_event: Any, force_polling: bool | None, debounce_ms: int,
+    step_ms: int, poll_delay_ms: int, on_fallback: Callable[[str], None] | None,
+    _awatch: Callable[..., Any] | None,
+) -> AsyncIterator[set[Path]]:
+    """Batches of changes under `roots` (which all exist) until `stop_event` is set."""
     if _awatch is None:
         from watchfiles import awatch as _awatch
     if force_polling is None and os.environ.get("BIRDIE_WATCH_POLLING", "").strip():

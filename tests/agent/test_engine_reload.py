@@ -195,3 +195,34 @@ async def test_skill_reload_sync_path_reports_the_same(engine, skills_dir):
     report = engine.reload_skills()
     assert [s.name for s in report.added] == ["Notes"]
     assert engine.reload_skills().empty
+
+
+async def test_a_home_skills_folder_made_after_start_is_loaded_on_reload(isolated_home):
+    """With the default folders, `$BIRDIE_HOME/skills` created after start joins on reload
+    (both paths), and live reload is told to wait for it while it is missing."""
+    from birdie_tui.agent.engine import Engine, EngineOptions
+    from birdie_tui.providers.config import ProviderConfig
+
+    eng = Engine(EngineOptions(provider=ProviderConfig(vendor="offline")))
+    await eng.start()
+    try:
+        user_dir = isolated_home / "skills"
+        assert user_dir not in eng.skill_dirs and user_dir in eng.watched_skill_dirs()
+        write(user_dir / "notes" / "SKILL.MD", NOTES)
+        report = await eng.reload_skills_async([user_dir])
+        assert [s.name for s in report.added] == ["Notes"]
+        assert user_dir in eng.skill_dirs and eng.watched_skill_dirs() == eng.skill_dirs
+        shutil.rmtree(user_dir)
+        assert [s.name for s in eng.reload_skills().removed] == ["Notes"]
+        write(user_dir / "notes" / "SKILL.MD", NOTES)
+        assert [s.name for s in eng.reload_skills().added] == ["Notes"]
+    finally:
+        await eng.aclose()
+
+
+async def test_chosen_skill_folders_are_not_replaced_by_the_defaults(engine, skills_dir,
+                                                                     isolated_home):
+    """`--skills-dir` is the whole list: a home skills folder does not join it on reload."""
+    write(isolated_home / "skills" / "notes" / "SKILL.MD", NOTES)
+    assert engine.reload_skills().empty
+    assert engine.skill_dirs == [skills_dir] == engine.watched_skill_dirs()

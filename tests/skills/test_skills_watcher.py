@@ -135,10 +135,56 @@ def test_path_filter_scope(tmp_path):
     assert not accept(None, str(root / "a" / "SKILL.MD.swp"))
 
 
-async def test_missing_directories_are_skipped_and_nothing_is_watched(tmp_path):
-    """Watching only missing folders yields no batches and ends."""
-    batches = [b async for b in watch_skill_dirs([tmp_path / "nope"])]
-    assert batches == []
+async def test_a_missing_folder_is_waited_for_then_watched(tmp_path, polling):
+    """A skills folder made after start (a new user's first `mkdir`) is reported when it
+    appears and watched from then on, while the folders that existed keep being watched."""
+    there, later = tmp_path / "bundled", tmp_path / "home" / "skills"
+    there.mkdir()
+    batches: list[set[Path]] = []
+    stop = asyncio.Event()
+
+    async def run():
+        async for batch in watch_skill_dirs([there, later], stop_event=stop,
+                                            force_polling=polling, appear_poll_s=0.05):
+            batches.append(batch)
+
+    async def batch_with(path: Path) -> None:
+        for _ in range(250):
+            if any(path in b for b in batches):
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"{path} never reported; got {batches}")
+
+    task = asyncio.create_task(run())
+    try:
+        await asyncio.sleep(0.3)
+        (there / "a").mkdir()
+        await batch_with(there / "a")
+        later.mkdir(parents=True)
+        await batch_with(later)
+        await asyncio.sleep(0.3)  # the new folder's watch is in place
+        (later / "notes").mkdir()
+        await batch_with(later / "notes")
+        (there / "b").mkdir()
+        await batch_with(there / "b")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_only_missing_folders_waits_and_stops_when_asked(tmp_path):
+    """Watching only folders that do not exist yields nothing and ends on the stop event."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(_collect(watch_skill_dirs([tmp_path / "nope"], stop_event=stop,
+                                                         appear_poll_s=0.05)))
+    await asyncio.sleep(0.2)
+    assert not task.done()
+    stop.set()
+    assert await asyncio.wait_for(task, 5) == []
+
+
+async def _collect(batches):
+    return [b async for b in batches]
 
 
 async def test_falls_back_to_polling_once_when_the_os_watcher_fails(tmp_path):
