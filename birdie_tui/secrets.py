@@ -159,6 +159,37 @@ def collect_secrets(environ: Mapping[str, str] | None = None,
     return known_secrets()
 
 
+# Variables a tool process never inherits (unless its skill's `env:` names them): the
+# provider keys and config, the app's own secrets, and anything named like a credential.
+_TOOL_HIDDEN = frozenset({"LLM_PROVIDER_CONFIG", "BIRDIE_DATABASE_URL", "BIRDIE_SERVER_API_KEY",
+                          "PGPASSWORD", "PGPASSFILE"})
+_TOOL_SECRET_NAME = re.compile(r"(API_?KEY|_TOKEN$|_SECRET|SECRET_KEY|PASSWORD|PASSWD|_PASS$|"
+                               r"^AZURE_OPENAI_.*KEY)", re.I)
+
+
+def tool_environment(environ: Mapping[str, str] | None = None,
+                     allow: Iterable[str] = ()) -> dict[str, str]:
+    """`environ` (default `os.environ`) without what a tool (`bash:` process) must not read:
+    provider API keys, LLM_PROVIDER_CONFIG, BIRDIE_DATABASE_URL / BIRDIE_SERVER_API_KEY,
+    PGPASSWORD, any *_API_KEY / *_TOKEN / *_SECRET / *PASSWORD* name, and any variable whose
+    value is a secret the app knows (the provider config's key) or a URL with credentials.
+    The names in `allow` (a skill's `env:` list) pass through anyway."""
+    from birdie_tui.providers.config import KEY_VARS
+
+    env = os.environ if environ is None else environ
+    allowed = {name for name in allow if isinstance(name, str)}
+    key_names = {name for names in KEY_VARS.values() for name in names}
+    known = known_secrets() if environ is None else collect_secrets(env)
+    kept: dict[str, str] = {}
+    for name, value in env.items():
+        if name not in allowed and (
+                name in key_names or name in _TOOL_HIDDEN or _TOOL_SECRET_NAME.search(name)
+                or (value or "").strip() in known or url_secrets(value)):
+            continue
+        kept[name] = value
+    return kept
+
+
 def remember_config(config: Any) -> None:
     """The key and base_url credentials of a ProviderConfig (duck-typed)."""
     remember(getattr(config, "api_key", None), *url_secrets(getattr(config, "base_url", None)))

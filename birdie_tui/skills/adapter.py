@@ -28,7 +28,7 @@ def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0,
 
     async def _run(**kwargs: Any) -> str:
         outcome = await run_tool_call(tool, kwargs, skill_dir=skill.folder, timeout=timeout,
-                                      max_call_timeout=max_call_timeout)
+                                      max_call_timeout=max_call_timeout, env_allow=skill.env)
         if outcome.error:
             raise ToolException(outcome.content)
         return outcome.content

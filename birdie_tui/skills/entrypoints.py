@@ -21,9 +21,11 @@ import os
 import re
 import signal
 import urllib.parse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.secrets import tool_environment as tool_environment_without_secrets
 from birdie_tui.text import one_line
 
 from .arguments import ArgumentError, prepare_arguments
@@ -58,14 +60,14 @@ def to_text(value: Any) -> str:
 
 
 async def run_tool_call(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
-                        timeout: float = 120.0, max_call_timeout: float | None = None
-                        ) -> ToolOutcome:
+                        timeout: float = 120.0, max_call_timeout: float | None = None,
+                        env_allow: Iterable[str] = ()) -> ToolOutcome:
     """One tool call as the model made it: `run_entrypoint`, tried again up to the tool's
     `retries` times after a failure that could pass (never after a timeout or a cancel)."""
     attempts = retries_of(tool) + 1
     for attempt in range(1, attempts + 1):
         outcome = await run_entrypoint(tool, args, skill_dir=skill_dir, timeout=timeout,
-                                       max_call_timeout=max_call_timeout)
+                                       max_call_timeout=max_call_timeout, env_allow=env_allow)
         if not outcome.error or outcome.kind in (TIMEOUT, INVALID):
             break
     if outcome.error and attempt > 1:
@@ -74,8 +76,8 @@ async def run_tool_call(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pat
 
 
 async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
-                         timeout: float = 120.0, max_call_timeout: float | None = None
-                         ) -> ToolOutcome:
+                         timeout: float = 120.0, max_call_timeout: float | None = None,
+                         env_allow: Iterable[str] = ()) -> ToolOutcome:
     """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`.
 
     A `timeout_s` in `args` (bash/http tools) is the model's timeout for this call, clamped
@@ -92,7 +94,8 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
     scheme = scheme.strip().lower()
     try:
         if scheme == "bash":
-            out = await _run_bash_tool(tool.name, target, args, tool.schema, timeout)
+            out = await _run_bash_tool(tool.name, target, args, tool.schema, timeout,
+                                       tuple(env_allow))
         elif scheme == "http":
             out = await _run_http(target.strip(), args, tool.schema, timeout)
         elif scheme == "python":
@@ -139,19 +142,20 @@ def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] |
 
 
 async def _run_bash_tool(name: str, template: str, args: dict[str, Any], schema: dict[str, Any],
-                         timeout: float) -> ToolOutcome:
+                         timeout: float, env_allow: tuple[str, ...] = ()) -> ToolOutcome:
     try:
         script, values = bash_script(template, args, schema)
     except (BashTemplateError, BashArgumentError) as exc:
         return ToolOutcome(f"cannot run {name}: {exc}", True, INVALID)
-    return await _run_bash(script, values, timeout)
+    return await _run_bash(script, values, timeout, env_allow)
 
 
-def bash_env(values: dict[str, str]) -> dict[str, str]:
-    """This process's environment without BASH_ENV/ENV (startup files bash would run) or stray
-    BIRDIE_ARG_* variables, plus the values and this app's tool mark (the reaper finds the
-    tool's processes by it)."""
-    env = {k: v for k, v in os.environ.items()
+def bash_env(values: dict[str, str], allow: Iterable[str] = ()) -> dict[str, str]:
+    """This process's environment without BASH_ENV/ENV (startup files bash would run), stray
+    BIRDIE_ARG_* variables or secrets (provider keys, the database URL, *_TOKEN...: see
+    `secrets.tool_environment`; `allow` names the ones the skill's `env:` passes on), plus the
+    values and this app's tool mark (the reaper finds the tool's processes by it)."""
+    env = {k: v for k, v in tool_environment_without_secrets(allow=allow).items()
            if k not in ("BASH_ENV", "ENV", OWNER_VARIABLE) and not k.startswith(ENV_PREFIX)}
     env.update(values)
     env.update(tool_environment())
@@ -196,9 +200,10 @@ async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Tas
         r.cancel()
 
 
-async def _run_bash(script: str, values: dict[str, str], timeout: float) -> ToolOutcome:
+async def _run_bash(script: str, values: dict[str, str], timeout: float,
+                    env_allow: tuple[str, ...] = ()) -> ToolOutcome:
     proc = await asyncio.create_subprocess_exec(
-        *BASH_COMMAND, script, env=bash_env(values),
+        *BASH_COMMAND, script, env=bash_env(values, env_allow),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True)
     REAPER.watch(proc.pid)  # its own session: the group id is its pid

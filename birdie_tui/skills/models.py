@@ -129,6 +129,9 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict)
     allowed_tools: list[str] = field(default_factory=list)
     resources: list[str] = field(default_factory=list)  # files under scripts/ references/ assets/, relative
+    # birdie-tui's frontmatter `env:`: the names of secret-looking variables (an API key, a
+    # token) its `bash:` tools may still read; every other secret is kept from them.
+    env: list[str] = field(default_factory=list)
 
     @property
     def folder(self) -> Path:

@@ -20,6 +20,7 @@ from .parse_util import load_yaml as _yaml
 from .parse_util import scalar_str as _scalar_str
 from .parse_util import typename as _typename
 from .safe_yaml import MAX_FILE_BYTES
+from birdie_tui.regular_files import open_regular
 
 BIRDIE_FILE = "SKILL.MD"
 AGENT_SKILLS_FILE = "SKILL.md"
@@ -33,7 +34,9 @@ def parse_skill_file(path: Path) -> Skill:
     """Read and parse one skill file. Raises only `SkillParseError`."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:  # never more than the limit (+1 to know it was crossed)
+        # Regular files only (a FIFO would block forever, /dev/zero never end); never more
+        # than the limit (+1 to know it was crossed).
+        with os.fdopen(open_regular(path), "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
             size = os.fstat(fh.fileno()).st_size if len(data) > MAX_FILE_BYTES else len(data)
     except OSError as exc:
@@ -235,6 +238,7 @@ def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, 
         enabled_by_default=f.flag("enabled_by_default", True), always_inject=always,
         tool_tags=f.str_list("tool_tags"), mcp_server=mcp, tools=tools, body=body,
         permissions=tuple(capabilities), permission_rules=rules, location=_location(f),
+        env=f.str_list("env"),
     )
 
 
