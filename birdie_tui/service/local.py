@@ -292,9 +292,14 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
             self._emit(StatusChanged())
         if report.empty and not forced:
             return
+        from birdie_tui.skills.reload import broken_files_note
+
         summary = report.summary() if not report.empty else \
             f"Rescanned: {len(self.engine.skills())} skills, no changes."
-        self._emit(SkillsReloaded(summary=summary, trouble=bool(report.broken or
+        errors = list(self.engine.registry.errors) if report.empty else []
+        if errors:  # broken before and still broken: "no changes" alone would hide them
+            summary = f"{summary[:-1]}; {broken_files_note(errors)}."
+        self._emit(SkillsReloaded(summary=summary, trouble=bool(report.broken or errors or
                                                                report.new_errors),
                                   forced=forced))
 

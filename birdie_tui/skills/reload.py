@@ -51,8 +51,17 @@ class ReloadReport:
                                    f"({short_error(err)})" for name, err in self.broken.items()))
         others = [e for e in self.new_errors if e not in self.broken.values()]
         if others:
-            parts.append(f"{len(others)} problem(s): {short_error(others[0])}")
+            parts.append(broken_files_note(others))
         return "; ".join(parts) or "no changes"
+
+
+def broken_files_note(errors: list[SkillError], shown: int = 3) -> str:
+    """"2 broken skill files: a/SKILL.MD:3: why; b/SKILL.MD: why": named, so a toast says
+    which files to open (the first few; the sidebar lists them all)."""
+    named = "; ".join(short_error(e) for e in errors[:shown])
+    more = f"; and {len(errors) - shown} more" if len(errors) > shown else ""
+    noun = "broken skill file" if len(errors) == 1 else "broken skill files"
+    return f"{len(errors)} {noun}: {named}{more}"
 
 
 def short_error(error: SkillError) -> str:

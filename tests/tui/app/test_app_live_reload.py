@@ -94,3 +94,43 @@ async def test_skill_reload_command_rescans(make_app, skills_dir, monkeypatch):
         await wait_for(pilot, lambda: "Notes" in sidebar_text(app))
         app.main.run_line("/skill reload")
         await wait_for(pilot, lambda: any("no changes" in t for t in toasts(app)))
+
+
+def sidebar_title(app) -> str:
+    return str(app.query_one("#skills .skills--title").render())
+
+
+async def test_new_broken_files_show_in_the_title_and_toasts(make_app, skills_dir):
+    """Broken skill files that never loaded are counted in the sidebar title (⚠ 2) and named
+    in the live-reload toast; `/skill reload` still names them when nothing changed."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await pilot.pause(0.5)
+        assert "⚠" not in sidebar_title(app)
+        for name in ("bad", "worse"):
+            (skills_dir / name).mkdir()
+        (skills_dir / "bad" / "SKILL.MD").write_text("---\nname: Bad\ndescription: [oops\n")
+        (skills_dir / "worse" / "SKILL.MD").write_text("no front matter at all\n")
+        await wait_for(pilot, lambda: "⚠ 2" in sidebar_title(app), timeout=10)
+        await wait_for(pilot, lambda: any("bad/SKILL.MD" in t for t in toasts(app)), timeout=10)
+        app.main.run_line("/skill reload")
+        await wait_for(pilot, lambda: any("no changes" in t for t in toasts(app)))
+        rescanned = next(t for t in toasts(app) if "no changes" in t)
+        assert "2 broken skill files" in rescanned
+        assert "bad/SKILL.MD" in rescanned and "worse/SKILL.MD" in rescanned
+
+
+async def test_a_home_skills_folder_made_after_start_is_picked_up_live(isolated_home):
+    """With the default folders, a `$BIRDIE_HOME/skills` made while the app runs is watched
+    and its skill appears in the sidebar without a key press."""
+    from birdie_tui.tui import create_app
+
+    app = create_app([], cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await pilot.pause(0.5)
+        notes = isolated_home / "skills" / "notes" / "SKILL.MD"
+        notes.parent.mkdir(parents=True)
+        notes.write_text(NOTES)
+        await wait_for(pilot, lambda: "Notes" in sidebar_text(app), timeout=10)

@@ -173,6 +173,28 @@ async def test_broken_files_section_shows_and_hides():
         assert not broken.display
 
 
+async def test_title_counts_broken_files_once():
+    """A new broken file (no row of its own) shows in the title's ⚠ count; a skill whose
+    file broke after loading is counted once, not as a row and again as a file."""
+    app = SidebarApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(SkillSidebar)
+        title = lambda: str(sidebar.query_one(".skills--title").render())  # noqa: E731
+        assert "⚠ 1" in title()  # the failed MCP server
+        sidebar.set_skills(ROWS, BROKEN)
+        await pilot.pause()
+        assert "⚠ 2" in title()
+        kept = SkillRow("notes", "tools", "Notes.", 1,
+                        error="file broken, last good version in use — notes/SKILL.MD:2: x")
+        sidebar.set_skills([*ROWS, kept],
+                           [*BROKEN, BrokenSkillFile("/s/notes/SKILL.MD", 2, "x")])
+        await pilot.pause()
+        assert "⚠ 3" in title()
+        sidebar.set_skills(ROWS[:2], BROKEN)
+        await pilot.pause()
+        assert "⚠ 1" in title()
+
+
 def test_short_path_keeps_last_two_components():
     """A broken file's path is shortened to its last two components."""
     assert short_path("/a/b/c/SKILL.MD") == "c/SKILL.MD"

@@ -167,7 +167,10 @@ class SkillSidebar(Vertical):
 
     def _update_title(self) -> None:
         on = sum(1 for r in self._rows if r.enabled)
-        warn = sum(1 for r in self._rows if r.error)
+        # A file that broke after loading is both a row error and a broken file: count it once.
+        # A new broken file has no row at all, so without the files it would count for nothing.
+        warn = len(self._broken) + sum(1 for r in self._rows
+                                       if r.error and not r.error.startswith("file broken"))
         title = Content.assemble(
             Content.styled("Skills", "bold"),
             Content.styled(f"  {on}/{len(self._rows)} on", "$foreground-muted"),
@@ -175,6 +178,8 @@ class SkillSidebar(Vertical):
         if warn:
             title = title.append(Content.styled(f"  ⚠ {warn}", "$warning"))
         self._title.update(title)
+        self._title.tooltip = (f"{len(self._broken)} broken skill file(s), listed at the bottom"
+                               if self._broken else None)
 
     def _update_details(self) -> None:
         index = self._list.highlighted
