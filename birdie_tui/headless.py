@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from birdie_tui.resume import resume_line
 from birdie_tui.signals import cancel_on_signal
 
 
@@ -211,7 +212,9 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
         code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
                      "or the read-only mode)", EXIT_APPROVAL_REFUSED)
     if not stream_json and not outcome.waiting:
-        print(f"Resume this session: {birdie.resume_command()}", file=sys.stderr)
+        command = birdie.resume_command()
+        if command:
+            print(resume_line(command), file=sys.stderr)
     return code
 
 

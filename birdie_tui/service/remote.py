@@ -19,7 +19,7 @@ from typing import Any
 from birdie_tui.agent.events import SessionOpened, SkillsChanged, StatusChanged, TotalsChanged
 from birdie_tui.service.protocol import BirdieError, Listener
 from birdie_tui.service.remote_catalog import Catalog, fetch_catalog
-from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, to_messages
+from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, shown_url, to_messages
 from birdie_tui.service.remote_commands import RemoteCommands
 from birdie_tui.service.remote_sessions import (
     Figures,
@@ -261,7 +261,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
             vendor=self.catalog.vendor, session_id=self._thread,
             title=self._meta.get("title"), saved=self._saved,
             turns=len(self._figures.turns), created_at=str(self._doc.get("created_at") or ""),
-            user=self.user, data_dir=self.wire.url if self.wire else self.url,
+            user=self.user, data_dir=self.wire.shown if self.wire else shown_url(self.url),
             skill_dirs=tuple(str(d) for d in self.catalog.server.get("skill_dirs") or ()),
             logs_dir="(on the server)", approval_mode=self.approval_mode())
 

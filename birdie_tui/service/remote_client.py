@@ -19,9 +19,20 @@ T = TypeVar("T")
 
 
 def host_of(url: str) -> str:
-    """`host:port` of a server URL, for the status bar."""
+    """`host:port` of a server URL, for the status bar (never its user part: a token)."""
     parts = urlsplit(url if "://" in url else f"http://{url}")
-    return parts.netloc or url
+    return parts.netloc.rpartition("@")[2] or shown_url(url)
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be printed: a user part (`user:password@`, `token@`) becomes `***@`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
 
 
 def normal_url(url: str) -> str:
@@ -45,6 +56,7 @@ class Wire:
 
         self.url = normal_url(url)
         self.host = host_of(self.url)
+        self.shown = shown_url(self.url)  # what /info and error lines show
         # api_key None: never send a LangSmith key from the environment to this server.
         self.aio = get_client(url=self.url, api_key=api_key)
         self.sync = get_sync_client(url=self.url, api_key=api_key)
@@ -91,7 +103,7 @@ def describe(exc: BaseException, url: str, thread: str | None = None) -> str:
         return (f"session {thread} is busy: another client is running a turn on it"
                 if thread else "the server is busy with a turn on that session")
     if isinstance(exc, (httpx.TransportError, OSError)) and status is None:
-        return f"cannot reach the LangGraph server at {url}: {one_line(exc)}"
+        return f"cannot reach the LangGraph server at {shown_url(url)}: {one_line(exc)}"
     if status is not None:
         detail = _detail(exc)
         return f"the LangGraph server at {host_of(url)} answered {status}: {detail}"
