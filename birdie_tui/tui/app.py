@@ -173,6 +173,8 @@ class BirdieApp(App[int]):
         gc.unfreeze()  # what was frozen at boot may be collected again (an app in a test run)
         self.signals.remove()
         if self.birdie is not None and not self.signals.hung_up:  # no terminal to print on
+            from birdie_tui.resume import resume_line
+
             command = self.birdie.resume_command()  # None: nothing was ever sent
-            self.resume_hint = f"Resume this session: {command}" if command else None
+            self.resume_hint = resume_line(command) if command else None
         await self.booting.stop()
