@@ -8,8 +8,10 @@ its skill's `require_approval` rule names it, its tool block says `approval: ask
   allow rule, or the skill in the session's `approved_skills` → runs · auto mode → runs ·
   gated → asked · otherwise → runs.
 
-A rule is `tool` or `tool(pattern)`, the pattern a shell-style glob (`*`, `?`) over the call's
-command: the rendered command line for a `bash:` tool, its arguments as compact JSON otherwise.
+A rule is `tool` or `tool(pattern)`. For a `bash:` tool the pattern is shell words matched
+against the command's words (allow: one simple command, nothing chained; deny and ask: any
+command in the line, however written); for other tools a glob over the arguments as compact
+JSON, or `key=glob`. The grammar is in `rule_match`.
 Rules come from settings.json (`"permissions": {"allow": [...], "ask": [...], "deny": [...]}`)
 and from the session JSON (`approval_rules`: the "always allow" answers given in it).
 
@@ -20,12 +22,13 @@ of the checkpoint: it survives a restart and crosses a network; everything in it
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from birdie_tui.agent.rule_match import allow_matches, deny_matches
 
 # The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).
 APPROVED_SKILLS = "approved_skills"
@@ -140,10 +143,17 @@ class Rule:
             return cls(name.strip(), rest[:-1])
         return cls(text)
 
-    def matches(self, tool: str, command: str) -> bool:
+    def allows(self, tool: str, command: str) -> bool:
+        """As an allow rule: this exact call shape, nothing chained to it."""
         if self.tool not in (tool, "*"):
             return False
-        return self.pattern is None or fnmatch.fnmatchcase(command, self.pattern)
+        return self.pattern is None or allow_matches(self.pattern, command)
+
+    def catches(self, tool: str, command: str) -> bool:
+        """As a deny or ask rule: anywhere in the line, however it is spelled."""
+        if self.tool not in (tool, "*"):
+            return False
+        return self.pattern is None or deny_matches(self.pattern, command)
 
 
 def parse_rules(items: Any) -> list[Rule]:
@@ -200,14 +210,14 @@ class ApprovalPolicy:
     def decide(self, *, name: str, command: str, skill_name: str, gated: bool,
                why: str) -> Verdict:
         for rule in self.deny:
-            if rule.matches(name, command):
+            if rule.catches(name, command):
                 return Verdict("deny", f"denied by the rule {describe(rule)}", True)
         if gated and self.mode == "read-only":
             return Verdict("deny", "read-only mode: tools that need approval do not run", True)
-        if any(rule.matches(name, command) for rule in self.ask):
+        if any(rule.catches(name, command) for rule in self.ask):
             return Verdict("allow" if self.mode == "auto" else "ask",
                            why or "a settings rule asks for it", True)
-        if any(rule.matches(name, command) for rule in self.allow):
+        if any(rule.allows(name, command) for rule in self.allow):
             return Verdict("allow", "allowed by a rule", gated)
         if gated and skill_name and skill_name in self.approved_skills:
             return Verdict("allow", f"skill {skill_name} approved for this session", True)

@@ -1,0 +1,399 @@
+"""How a permission rule's pattern meets a tool call: shell commands as words, other tools as data.
+
+A shell command (`bash -c '…'` read as the script inside) is split into words as bash splits
+them; every simple command is found, those in `$(…)`, backticks, `(…)` and `<(…)` included.
+
+- An **allow** pattern matches one simple command, a glob per word (a last word ending in `*`
+  also accepts any further words). Anything more (`;`, `&&`, `|`, `&`, a newline, a substitution,
+  a redirection, `${…}`, `$'…'`, a comment, a brace expansion) or a control character: no match,
+  so it is asked. An expansion (`$X`) is accepted only where a trailing `*` accepts anything.
+  A pattern whose only glob characters are `[*]`, `[?]`, `[[]` (what "always allow this exact
+  command" saves) also matches exactly its own text.
+- A **deny** (or ask) pattern is checked against every simple command in the line, scripts
+  passed as arguments (`bash -c "…"`, `eval '…'`) included. Its first word, the program, may
+  match any word of a command (`sudo rm`, `xargs rm`), by basename (`/bin/rm`) or as an
+  expansion; its options must all be among the options after it, short ones as a set of
+  letters (`-rf` = `-r -f` = `-fr`), a long one as its first letter (`--force` = `-f`), case
+  ignored; its other words must each match some word after it. An unparseable line matches
+  when it holds the program as a word. The plain glob over the whole text still matches too.
+
+Other tools: a glob over the arguments' compact JSON, or `key=glob` over one argument (an allow
+never matches a value with a `..` path segment). README.md § Approvals has the examples.
+"""
+
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"})
+MAX_NESTING = 64  # nested $( ( ` " deeper than this: the line counts as unparseable
+MAX_SCRIPT_DEPTH = 4  # how deep a deny rule looks into scripts passed as arguments
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ESCAPED = re.compile(r"\[\*\]|\[\?\]|\[\[\]")  # the only glob characters of an exact pattern
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+KEY_GLOB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+UP = re.compile(r"(^|[/\\])\.\.([/\\]|$)")
+SCRIPTY = re.compile(r"[\s;&|$`()<>]")
+
+
+@dataclass
+class Command:
+    words: list[str] = field(default_factory=list)
+    dynamic: list[bool] = field(default_factory=list)  # the word holds an expansion
+
+
+@dataclass
+class Line:
+    commands: list[Command] = field(default_factory=list)
+    compound: bool = False  # anything beyond words: operators, substitutions, redirections...
+    control: bool = False
+    broken: bool = False  # unterminated or too deeply nested: bash would not read it as we do
+
+    @property
+    def simple(self) -> bool:
+        return len(self.commands) == 1 and not (self.compound or self.control or self.broken)
+
+
+@dataclass
+class _Frame:
+    kind: str  # top | sub (ends at ")") | tick (ends at "`") | dq (inside "…")
+    cmd: Command = field(default_factory=Command)
+    cur: list[str] | None = None
+    dyn: bool = False
+    redirect: bool = False  # the next word is a redirection's target, not an argument
+
+
+class _Lexer:
+    def __init__(self, text: str):
+        self.t, self.i, self.n = text, 0, len(text)
+        self.line = Line(control=bool(CONTROL.search(text)))
+        self.frames = [_Frame("top")]
+
+    def run(self) -> Line:
+        while self.i < self.n:
+            if self.frames[-1].kind == "dq":
+                self._dq()
+            else:
+                self._top(self.frames[-1])
+        if len(self.frames) > 1:
+            self.line.broken = True
+        for f in reversed(self.frames):
+            if f.kind != "dq":
+                self._end_cmd(f)
+        return self.line
+
+    def _add(self, text: str, dyn: bool = False) -> None:
+        f = self.frames[-2] if self.frames[-1].kind == "dq" else self.frames[-1]  # a "…" is inside a word
+        if f.cur is None:
+            f.cur = []
+        f.cur.append(text)
+        f.dyn = f.dyn or dyn
+
+    def _end_word(self, f: _Frame) -> None:
+        if f.cur is None:
+            return
+        if f.redirect:
+            f.redirect = False
+        else:
+            f.cmd.words.append("".join(f.cur))
+            f.cmd.dynamic.append(f.dyn)
+        f.cur, f.dyn = None, False
+
+    def _end_cmd(self, f: _Frame) -> None:
+        self._end_word(f)
+        if f.cmd.words:
+            self.line.commands.append(f.cmd)
+        f.cmd, f.redirect = Command(), False
+
+    def _push(self, kind: str, skip: int) -> None:
+        self.i += skip
+        if kind != "dq":
+            self.line.compound = True
+        if len(self.frames) >= MAX_NESTING:
+            self.line.broken, self.i = True, self.n
+            return
+        self.frames.append(_Frame(kind))
+
+    def _top(self, f: _Frame) -> None:
+        c = self.t[self.i]
+        if c in " \t":
+            self._end_word(f)
+            self.i += 1
+        elif c in "\n;&|":
+            self._end_cmd(f)
+            self.line.compound = True
+            self.i += 1
+        elif c in "<>":
+            self._redirect(f)
+        elif c == "(":
+            self._end_cmd(f)
+            self._push("sub", 1)
+        elif c == ")" or (c == "`" and f.kind == "tick"):
+            self._close(f, c)
+        elif c == "`":
+            self._add("`", dyn=True)
+            self._push("tick", 1)
+        elif c == "#" and f.cur is None:
+            self.line.compound = True
+            end = self.t.find("\n", self.i)
+            self.i = self.n if end < 0 else end
+        else:
+            self._word_char(c, dq=False)
+
+    def _close(self, f: _Frame, c: str) -> None:
+        self.i += 1
+        if (c == ")") != (f.kind == "sub"):
+            self.line.broken = True  # a ")" with no "(": bash refuses the line
+            return
+        self._end_cmd(f)
+        self.frames.pop()
+
+    def _word_char(self, c: str, dq: bool) -> None:
+        if c == "\\":
+            nxt = self.t[self.i + 1:self.i + 2]
+            if nxt == "\n":
+                self._add("")
+            elif dq and nxt not in ('$', '`', '"', '\\'):
+                self._add("\\" + nxt)
+            else:
+                self._add(nxt)
+            self.i += 2
+        elif c == "$":
+            self._dollar(dq)
+        elif c == "'" and not dq:
+            self._single_quote()
+        elif c == '"':
+            self._add("")
+            self._push("dq", 1)
+        else:
+            if c == "{" and not dq and re.match(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}", self.t[self.i:]):
+                self.line.compound = True  # brace expansion makes several words of one
+            self._add(c)
+            self.i += 1
+
+    def _dq(self) -> None:
+        c = self.t[self.i]
+        if c == '"':
+            self.frames.pop()
+            self.i += 1
+        elif c == "`":
+            self._add("`", dyn=True)
+            self._push("tick", 1)
+        else:
+            self._word_char(c, dq=True)
+
+    def _single_quote(self) -> None:
+        end = self.t.find("'", self.i + 1)
+        if end < 0:
+            self.line.broken, end = True, self.n
+        self._add(self.t[self.i + 1:end])
+        self.i = end + 1
+
+    def _dollar(self, dq: bool) -> None:
+        nxt = self.t[self.i + 1:self.i + 2]
+        if nxt == "(":
+            self._add("$(", dyn=True)
+            self._push("sub", 2)
+        elif nxt == "{":
+            self.line.compound = True
+            end = _closing_brace(self.t, self.i + 1)
+            if end < 0:
+                self.line.broken, end = True, self.n - 1
+            self._add(self.t[self.i:end + 1], dyn=True)
+            self.i = end + 1
+        elif nxt == "'" and not dq:
+            self.line.compound = True
+            self._ansi_c_quote()
+        elif nxt == '"' and not dq:
+            self.i += 1  # $"…" is "…" translated
+        elif m := NAME.match(self.t, self.i + 1):
+            self._add(self.t[self.i:m.end()], dyn=True)
+            self.i = m.end()
+        else:
+            self._add("$")
+            self.i += 1
+
+    def _ansi_c_quote(self) -> None:
+        j = self.i + 2
+        while j < self.n and self.t[j] != "'":
+            j += 2 if self.t[j] == "\\" else 1
+        if j >= self.n:
+            self.line.broken = True
+        body = self.t[self.i + 2:j]
+        try:
+            body = codecs.decode(body.encode("utf-8", "surrogatepass"), "unicode_escape")
+        except (UnicodeError, ValueError):
+            pass
+        self._add(body)
+        self.i = j + 1
+
+    def _redirect(self, f: _Frame) -> None:
+        self.line.compound = True
+        if f.cur is not None and "".join(f.cur).isdigit() and not f.dyn:
+            f.cur = None  # the fd of 2>, not a word
+        else:
+            self._end_word(f)
+        if self.t[self.i + 1:self.i + 2] == "(":  # <(…) >(…): a command runs
+            self._add("<(", dyn=True)
+            self._push("sub", 2)
+            return
+        self.i += 1
+        while self.i < self.n and self.t[self.i] in "<>&|-":
+            self.i += 1
+        f.redirect = True
+
+
+def _closing_brace(text: str, start: int) -> int:
+    depth = 0
+    for j in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+    return -1
+
+
+def parse(text: str) -> Line:
+    """The simple commands of a shell line, and whether it is anything more than one."""
+    return _Lexer(text).run()
+
+
+def unwrap(text: str) -> str:
+    """The script of `bash -c 'script'` (what the bundled run_bash renders), else the text."""
+    for _ in range(3):
+        line = parse(text)
+        if not line.simple:
+            return text
+        cmd = line.commands[0]
+        if len(cmd.words) != 3 or cmd.words[1] != "-c" or any(cmd.dynamic) \
+                or os.path.basename(cmd.words[0]) not in SHELLS:
+            return text
+        text = cmd.words[2]
+    return text
+
+
+def exact_text(pattern: str) -> str | None:
+    """The one text a pattern with no glob but escaped ones stands for, else None."""
+    if re.search(r"[*?\[]", ESCAPED.sub("", pattern)):
+        return None
+    return ESCAPED.sub(lambda m: m.group()[1], pattern)
+
+
+def json_args(command: str) -> dict | None:
+    """The call's arguments when `command` is the compact JSON of a non-shell tool's call."""
+    if not command.startswith("{"):
+        return None
+    try:
+        value = json.loads(command)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _args_match(pattern: str, args: dict, command: str, allow: bool) -> bool:
+    m = KEY_GLOB.fullmatch(pattern)
+    if m is None:
+        return fnmatch.fnmatchcase(command, pattern)
+    if m.group(1) not in args:
+        return False
+    value = args[m.group(1)]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if allow and UP.search(text):
+        return False
+    return fnmatch.fnmatchcase(text, m.group(2))
+
+
+def allow_matches(pattern: str, command: str) -> bool:
+    """Whether an allow rule's pattern lets this call run without asking."""
+    if (args := json_args(command)) is not None:
+        return _args_match(pattern, args, command, allow=True)
+    pattern, command = unwrap(pattern), unwrap(command)
+    if (exact := exact_text(pattern)) is not None and exact == command:
+        return True
+    want, got = parse(pattern), parse(command)
+    if not (want.simple and got.simple):
+        return False
+    return _words_match(want.commands[0].words, got.commands[0])
+
+
+def _words_match(pattern: list[str], cmd: Command) -> bool:
+    rest = pattern[-1].endswith("*") and not pattern[-1].endswith("[*]")
+    fixed = pattern[:-1] if pattern[-1] == "*" else pattern
+    if len(cmd.words) < len(fixed) or (not rest and len(cmd.words) != len(fixed)):
+        return False
+    return all(not dyn and fnmatch.fnmatchcase(word, glob)
+               for glob, word, dyn in zip(fixed, cmd.words, cmd.dynamic))
+
+
+def deny_matches(pattern: str, command: str) -> bool:
+    """Whether a deny (or ask) rule's pattern catches this call, however the line is written."""
+    if (args := json_args(command)) is not None:
+        return _args_match(pattern, args, command, allow=False)
+    if fnmatch.fnmatchcase(command, pattern):
+        return True
+    if (exact := exact_text(unwrap(pattern))) is not None and exact == unwrap(command):
+        return True
+    want = parse(unwrap(pattern))
+    if want.broken or len(want.commands) != 1:
+        return False
+    words = want.commands[0].words
+    line = _deep(command, 0)
+    if any(_caught(words, cmd) for cmd in line.commands):
+        return True
+    program = re.sub(r"[*?\[\]]", "", words[0])
+    return line.broken and bool(program) and bool(
+        re.search(rf"(?<![\w.-]){re.escape(program)}(?![\w.-])", command))
+
+
+def _deep(text: str, depth: int) -> Line:
+    """`parse`, with every argument that looks like a script parsed too (for deny rules)."""
+    line = parse(text)
+    if depth < MAX_SCRIPT_DEPTH:
+        for cmd in list(line.commands):
+            for word in cmd.words[1:]:
+                if SCRIPTY.search(word):
+                    inner = _deep(word, depth + 1)
+                    line.commands.extend(inner.commands)
+                    line.broken = line.broken or inner.broken
+    return line
+
+
+def _caught(pattern: list[str], cmd: Command) -> bool:
+    program, wanted = pattern[0], pattern[1:]
+    for k, word in enumerate(cmd.words):
+        if cmd.dynamic[k] or fnmatch.fnmatchcase(word, program) \
+                or fnmatch.fnmatchcase(os.path.basename(word), program):
+            if _has_all(wanted, cmd.words[k + 1:]):
+                return True
+    return False
+
+
+def _letters(word: str) -> set[str]:
+    if word.startswith("--"):
+        return {word[2].lower()} if len(word) > 2 and word[2] not in "*?[" else set()
+    return {c.lower() for c in word[1:] if c not in "*?[]"}
+
+
+def _has_all(wanted: list[str], words: list[str]) -> bool:
+    letters: set[str] = set()
+    for word in words:
+        if word == "--":
+            break
+        if word.startswith("-") and len(word) > 1:
+            letters |= _letters(word)
+    for glob in wanted:
+        if not glob.strip("*"):
+            continue
+        if glob.startswith("-") and len(glob) > 1:
+            if not _letters(glob) <= letters:
+                return False
+        elif not any(fnmatch.fnmatchcase(w, glob) for w in words):
+            return False
+    return True
+
+
+__all__ = ["Line", "allow_matches", "deny_matches", "exact_text", "json_args", "parse", "unwrap"]
