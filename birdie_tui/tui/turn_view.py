@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from birdie_tui.service.rows import InjectionView
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
+from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 
 if TYPE_CHECKING:
@@ -64,6 +65,9 @@ class TurnView:
         self.chat.finish_tool(event.id, event.content, event.error)
 
     def on_approval(self, event: Any) -> None:
+        for block in self.chat.query(ToolBlock):
+            if block.call_id == event.id and event.decision in ("approved", "denied"):
+                block.hold(None if event.decision == "approved" else "not run (denied)")
         if event.decision != "approved":
             self.screen.notify(f"{event.name} was not run (denied).", severity="warning")
 

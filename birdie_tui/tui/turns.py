@@ -32,6 +32,10 @@ TOKEN_BATCH_SECONDS = 1 / 60
 # something else holds up (then the turn is cancelled as Esc does).
 LEAVE_SECONDS = 10.0
 
+# What a gated call's block says while its dialog is open, and after "not now".
+WAITING = "waiting for approval"
+NOT_RUN = "not run"
+
 Opener = Callable[[], Awaitable["AsyncIterator[Any] | None"]]
 
 
@@ -139,10 +143,15 @@ class TurnRunner:
 
         dialog = ApprovalScreen(request, cursor_blink=self.screen.cursor_blink)
         self.dialog = dialog
+        # Queued behind the call's own event, so its block exists when this runs.
+        self.screen.call_later(self._hold, [request.id], WAITING)
         try:
             await self.screen.app.push_screen(dialog)
             notify.tell(self.screen.app, f"Birdie: approve {request.name}?")
-            return await dialog.answered
+            answer = await dialog.answered
+            if answer is None:
+                self.screen.call_later(self._hold, [request.id], NOT_RUN)
+            return answer
         except asyncio.CancelledError:
             dialog.leave()
             raise
@@ -208,16 +217,19 @@ class TurnRunner:
         for request in pending:
             chat.add_tool_call(request.id, request.name, dict(request.args))
 
-    def _left_pending(self, calls: list[Any]) -> None:
-        """Calls left waiting for approval (`approval … pending` events, or the requests):
-        their blocks go (nothing ran), one line says how to come back to them."""
+    def _hold(self, ids: list[str], why: str | None) -> None:
+        """Say on the calls' blocks why they are not running (None: they run now)."""
         from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 
+        for block in self.screen.chat.query(ToolBlock):
+            if block.call_id in ids:
+                block.hold(why)
+
+    def _left_pending(self, calls: list[Any]) -> None:
+        """Calls left waiting for approval (`approval … pending` events, or the requests):
+        their blocks say `not run` (nothing ran), one line says how to come back to them."""
         chat = self.screen.chat
-        ids = {call.id for call in calls}
-        for block in list(chat.query(ToolBlock)):
-            if block.call_id in ids and not block.finished:
-                block.remove()
+        self._hold([call.id for call in calls], NOT_RUN)
         self.waiting = [ApprovalRequest(id=call.id, name=call.name, args=dict(call.args or {}))
                         for call in calls]
         names = ", ".join(sorted({call.name for call in calls}))

@@ -256,7 +256,8 @@ async def test_a_new_message_instead_of_an_answer_closes_it_as_not_run(bundled_a
         await pilot.press("escape")
         await wait_turn(pilot, app)
         assert "run_bash is waiting for your approval" in notices(app)
-        assert not app.query(ToolBlock)  # nothing ran: no block pretends it did
+        # nothing ran: the block says so, it does not pretend to run
+        assert [b.title_text.split("  ")[-1] for b in app.query(ToolBlock)] == ["✗ not run"]
         assert [r.name for r in await app.birdie.pending_approvals()] == ["run_bash"]
         await send(pilot, app, "hello again")
         await wait_turn(pilot, app)
@@ -266,3 +267,25 @@ async def test_a_new_message_instead_of_an_answer_closes_it_as_not_run(bundled_a
         closed = [i for i in history if i.role == "tool"]
         assert len(closed) == 1 and closed[0].content.startswith("Not run")
         assert history[-1].role == "assistant" and "hello again" in history[-1].content
+
+
+async def test_the_block_says_waiting_for_approval_then_runs_or_not_run(bundled_app):
+    """While its dialog is open a gated call's block says `waiting for approval`, not
+    `…running`; allowed, it runs and finishes; denied, it says `not run (denied)`."""
+    app = bundled_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, ECHO)
+        await open_dialog(pilot, app)
+        block = app.query_one(ToolBlock)
+        assert "⏸ waiting for approval" in block.title_text
+        assert "running" not in block.title_text and not block.clock_running
+        await pilot.press("y")
+        await wait_turn(pilot, app)
+        assert block.title_text.endswith("✓  1 line") and not block.clock_running
+        await send(pilot, app, ECHO)
+        await open_dialog(pilot, app)
+        await pilot.press("n")
+        await wait_turn(pilot, app)
+        denied = list(app.query(ToolBlock))[-1]
+        assert "✗ not run (denied)" in denied.title_text and "running" not in denied.title_text

@@ -171,3 +171,25 @@ async def test_a_300_char_output_line_wraps_at_80_columns_and_nothing_is_cut():
         painted = "".join("".join(line.replace("▌", "").split()) for line in lines)
         assert f"before{long_line}after" in painted  # every character, in order
         assert len(lines) >= 1 + 3 + 1 + 300 // 80 + 1  # the long line took several rows
+
+
+async def test_a_long_running_call_shows_its_elapsed_time_until_it_finishes():
+    """A running call's title counts seconds (a one-second timer, only while it runs); a
+    held call (waiting for approval) has no timer, and a finished one stops it."""
+    app = ChatHarness()
+    async with app.run_test(size=(100, 30)) as pilot:
+        block = app.chat.add_tool_call("c1", "bash", {"cmd": "sleep 100"})
+        await pilot.pause()
+        assert block.clock_running and block.title_text.endswith("…running")
+        block.hold("waiting for approval")
+        assert not block.clock_running and block.title_text.endswith("⏸ waiting for approval")
+        block.hold(None)  # approved: it runs from now
+        assert block.clock_running
+        block._started -= 12  # as if it started twelve seconds ago
+        await pilot.pause(1.2)  # one tick of the timer redraws it
+        assert block.title_text.endswith("…running 12s") or block.title_text.endswith(
+            "…running 13s")
+        app.chat.finish_tool("c1", "done", False)
+        await pilot.pause()
+        assert not block.clock_running and "running" not in block.title_text
+        assert block.title_text.endswith("✓  1 line")

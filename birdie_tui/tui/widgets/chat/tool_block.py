@@ -9,6 +9,7 @@ the `/tool output` mode.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from textual import events
@@ -56,7 +57,11 @@ def _indent(text: str) -> str:
 
 
 class ToolBlock(Static, can_focus=True):
-    """A tool call: …running → ✓ / ✗. Collapsed when it went well, open when it failed."""
+    """A tool call: …running → ✓ / ✗. Collapsed when it went well, open when it failed.
+
+    A gated call says `waiting for approval` while its dialog is open, and `not run` when it
+    was denied or left for later: the title never claims a call runs that does not.
+    """
 
     DEFAULT_CSS = """
     ToolBlock {
@@ -97,6 +102,11 @@ class ToolBlock(Static, can_focus=True):
         self._content: str | None = None
         self._error = False
         self._cancelled = False
+        # None while it runs; else why it is not running: "waiting for approval" | "not run…"
+        self._held: str | None = None
+        self._started = time.monotonic()
+        self._clock: Any = None  # the once-a-second timer, only while it runs
+        self._mounted_once = False  # timers need a running widget
         self.add_class("-collapsed")
         self._redraw()
 
@@ -142,10 +152,53 @@ class ToolBlock(Static, can_focus=True):
             return ""
         return trim_output(self._content, self._mode) or ""
 
+    @property
+    def held(self) -> str | None:
+        """Why the call is not running (`waiting for approval`, `not run…`), or None."""
+        return self._held
+
     # -- changes ------------------------------------------------------------------------------
+
+    def hold(self, why: str | None) -> None:
+        """Say why the call is not running (None: it runs now, and its clock starts)."""
+        if self.finished:
+            return
+        self._held = why
+        if why is None:
+            self._started = time.monotonic()
+        self._tick_clock()
+
+    def on_mount(self) -> None:
+        self._mounted_once = True
+        self._tick_clock()
+
+    def on_unmount(self) -> None:
+        self._stop_clock()
+
+    def _tick_clock(self) -> None:
+        """Redraw, and keep the elapsed-time timer going only while the call runs."""
+        if self._mounted_once and self._call_runs and self._clock is None:
+            self._clock = self.set_interval(1.0, self._tick_clock)
+        elif not self._call_runs:
+            self._stop_clock()
+        self._redraw()
+
+    def _stop_clock(self) -> None:
+        if self._clock is not None:
+            self._clock.stop()
+            self._clock = None
+
+    @property
+    def _call_runs(self) -> bool:
+        return not self.finished and self._held is None
+
+    @property
+    def clock_running(self) -> bool:
+        return self._clock is not None
 
     def finish(self, content: str, error: bool = False) -> None:
         """Record the result; an error opens the block so the user sees it."""
+        self._stop_clock()
         self._content = content
         self._error = error
         self.set_class(error, "-error")
@@ -156,6 +209,7 @@ class ToolBlock(Static, can_focus=True):
         """The call never returned (interrupted turn, or replayed history without a result)."""
         if self._content is None:
             self._cancelled = True
+            self._stop_clock()
             self._redraw()
 
     def set_mode(self, mode: str) -> None:
@@ -189,8 +243,12 @@ class ToolBlock(Static, can_focus=True):
             parts.append(f"({compact_args(self._args)})")
         if self._cancelled:
             parts.append("  ✗ cancelled")
+        elif self._held is not None and (self._content is None or self._held.startswith("not")):
+            mark = "⏸" if self._held.startswith("waiting") else "✗"
+            parts.append((f"  {mark} {self._held}", "italic"))
         elif self._content is None:
-            parts.append(("  …running", "italic"))
+            elapsed = int(time.monotonic() - self._started)
+            parts.append((f"  …running {elapsed}s" if elapsed >= 1 else "  …running", "italic"))
         else:
             mark = ("  ✗", "bold $error") if self._error else ("  ✓", "bold $success")
             lines = count_lines(self._content)
