@@ -77,8 +77,9 @@ def export_session(meta: Any, messages: Sequence[BaseMessage], contexts: Sequenc
         return json.dumps(scrub_data({"session": session_row(meta), "messages": items,
                                       "turns": [t.to_dict() for t in turns],
                                       "summary": summary}), indent=2, ensure_ascii=False)
-    return scrub(to_markdown(f"{meta.id} — {meta.title or 'untitled'}", preamble, turns,
-                             summary))
+    text = to_markdown(f"{meta.id} — {meta.title or 'untitled'}", preamble, turns, summary)
+    # A raw CR (a CRLF paste, a progress bar) would make a viewer overwrite the line it ends.
+    return scrub(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 # ---------------------------------------------------------------------- turns

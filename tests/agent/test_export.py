@@ -36,6 +36,18 @@ def test_markdown_caps_long_tool_results_and_json_keeps_them():
     assert data["turns"][1]["tool_calls"][0]["result"] == big
 
 
+def test_markdown_has_no_raw_carriage_return_and_json_keeps_the_text():
+    """CRLF and lone CR in a message or a tool result become LF in Markdown (a viewer would
+    overwrite the line); JSON keeps the exact text, escaped."""
+    history = _history("50%\r100%\r\ndone")
+    history[0] = HumanMessage("line one\r\nline two\rline three", id="h1")
+    md = export_session(META, history, [], "markdown")
+    assert "\r" not in md
+    assert "line one\nline two\nline three" in md and "50%\n100%\ndone" in md
+    data = json.loads(export_session(META, history, [], "json"))
+    assert data["messages"][0]["content"] == "line one\r\nline two\rline three"
+
+
 def test_turns_without_records_are_named_once():
     """Records for turn 2 only: the Markdown names turn 1 as unrecorded, and only turn 2 has a
     Context block; a later call lists what stayed the same in one line."""

@@ -24,7 +24,13 @@ from textual.binding import Binding, BindingsMap
 from textual.message import Message
 from textual.widgets import TextArea
 
-from birdie_tui.tui.widgets.pastes import MESSAGE_LIMIT, PasteShelf, byte_size, should_fold
+from birdie_tui.tui.widgets.pastes import (
+    MESSAGE_LIMIT,
+    PasteShelf,
+    byte_size,
+    should_fold,
+    unix_newlines,
+)
 
 HISTORY_LIMIT = 1_000
 HISTORY_CHARS = 32 * 1024 * 1024  # ↑ history keeps big messages, but not without end
@@ -156,15 +162,16 @@ class Composer(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         """A big paste is held aside behind a marker; one that makes the message too big is
         refused. A small one is left to TextArea (which runs after this handler)."""
-        if self.read_only or not should_fold(event.text):
+        text = unix_newlines(event.text)  # a CR-only paste is many lines, not one
+        if self.read_only or not should_fold(text):
             return
         event.prevent_default()
         event.stop()
-        problem = self._shelf.too_big(self.text, event.text)
+        problem = self._shelf.too_big(self.text, text)
         if problem is not None:
             self.notify(f"Paste refused: {problem}.", title="Paste too big", severity="error")
             return
-        if result := self._replace_via_keyboard(self._shelf.hold(event.text), *self.selection):
+        if result := self._replace_via_keyboard(self._shelf.hold(text), *self.selection):
             self.move_cursor(result.end_location)
             self.focus()
 

@@ -21,6 +21,12 @@ MESSAGE_LIMIT = 10 * 1024 * 1024  # bytes (UTF-8) one message may carry, pastes 
 REMEMBERED_SENDS = 8  # sent messages whose markers come back with ↑ (history)
 
 
+def unix_newlines(text: str) -> str:
+    """CRLF and lone CR (what many terminals send for Enter in a paste) as LF, as TextArea
+    does for a small paste: otherwise a CR-only paste counts as one line and shows glued."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def byte_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
@@ -45,6 +51,7 @@ class PasteShelf:
 
     def hold(self, text: str) -> str:
         """Keep `text` aside; returns the marker that stands for it."""
+        text = unix_newlines(text)
         self._count += 1
         marker = (f"[Pasted text #{self._count}: {line_count(text):,} lines, "
                   f"{human_bytes(byte_size(text))}]")

@@ -217,3 +217,25 @@ async def test_enter_in_the_same_burst_as_the_text_sends_it():
         await pilot.pause(0.2)
         assert app.submitted == ["burst text"]
         assert app.composer.text == "next"
+
+
+async def test_a_big_paste_with_cr_or_crlf_line_endings_counts_its_lines():
+    """A big paste with CR (or CRLF) line endings, as many terminals send it, is held as
+    that many lines and sent with LF only, like a small paste; a CR-only paste of 300 short
+    lines is folded too (it is 300 lines, not one)."""
+    from textual import events
+
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        lines = [f"line {n:04} of a pasted log file" for n in range(600)]
+        for ending in ("\r", "\r\n"):
+            app.composer.clear()
+            app.composer.post_message(events.Paste(ending.join(lines)))
+            await pilot.pause()
+            assert app.composer.text.startswith("[Pasted text #") and " 600 lines" in app.composer.text
+            sent = app.composer.full_text
+            assert "\r" not in sent and sent.split("\n") == lines
+        app.composer.clear()
+        app.composer.post_message(events.Paste("\r".join(f"l{n}" for n in range(300))))
+        await pilot.pause()
+        assert " 300 lines" in app.composer.text and "\r" not in app.composer.full_text
