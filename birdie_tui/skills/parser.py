@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.regular_files import open_regular
+
 from . import sections as _sec
 from .models import MCPServerConfig, Skill, SkillError, SkillParseError, SkillTool
 from .parse_util import FAIL as _FAIL
@@ -20,7 +22,6 @@ from .parse_util import load_yaml as _yaml
 from .parse_util import scalar_str as _scalar_str
 from .parse_util import typename as _typename
 from .safe_yaml import MAX_FILE_BYTES
-from birdie_tui.regular_files import open_regular
 
 BIRDIE_FILE = "SKILL.MD"
 AGENT_SKILLS_FILE = "SKILL.md"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath, PureWindowsPath
 
+from birdie_tui.regular_files import read_regular
+
 from .models import Skill
 
 MAX_RESOURCE_CHARS = 32_000
@@ -22,10 +24,11 @@ def read_skill_file(skill: Skill, rel_path: str, max_chars: int = MAX_RESOURCE_C
         raise ValueError(f"'{rel_path}' is outside the skill folder of '{skill.name}'")
     if target.is_dir():
         raise ValueError(f"'{rel_path}' is a directory, not a file")
-    if not target.is_file():
+    if not target.exists():
         raise ValueError(f"'{rel_path}' does not exist in skill '{skill.name}'")
     try:
-        text = target.read_text(encoding="utf-8", errors="replace")
+        # Regular files only: a FIFO would block forever, /dev/zero never end.
+        text = read_regular(target).decode("utf-8", errors="replace")
     except OSError as exc:
         raise ValueError(f"cannot read '{rel_path}': {exc.strerror or exc}") from None
     if len(text) > max_chars:

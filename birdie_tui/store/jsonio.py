@@ -10,6 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.regular_files import read_regular
+
 from .recovery import announce
 
 __all__ = ["FILE_MODE", "dumps_readable", "move_aside", "read_json", "write_json_atomic"]
@@ -105,7 +107,7 @@ def read_json(
         announce(message, logs_dir=logs_dir)
 
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # a FIFO would block forever, /dev/zero never end
     except FileNotFoundError:
         return None
     except IsADirectoryError:
