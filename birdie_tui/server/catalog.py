@@ -56,7 +56,8 @@ async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[st
         "settings": asdict(SettingsRow(theme=settings.theme, tool_output=settings.tool_output,
                                        keymap=tuple(sorted(settings.keymap.items())),
                                        notify=settings.notify)),
-        "server": {"birdie_tui_version": version(), "home": str(rt.paths.home)},
+        "server": {"birdie_tui_version": version(), "home": str(rt.paths.home),
+                   "approval_ceiling": rt.approval_ceiling},
     }
 
 

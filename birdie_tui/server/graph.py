@@ -29,6 +29,14 @@ from birdie_tui.store.session_meta import str_list
 
 METADATA_KEY = "birdie"  # the thread metadata the client writes
 DEFAULT_MAX_TOOL_CALLS = 40  # per turn, as the CLI's default
+PERMISSIVENESS = ("read-only", "ask", "auto")  # the least permissive first
+
+
+def capped_mode(requested: Any, default: str, ceiling: str) -> str:
+    """The thread's mode (`default` when it names none), never more permissive than the
+    operator's `ceiling`: the server's policy is one a client cannot raise."""
+    mode = requested if requested in MODES else default
+    return min(mode, ceiling, key=PERMISSIVENESS.index)
 
 
 def thread_grants(config: RunnableConfig | None) -> dict[str, Any]:
@@ -53,9 +61,9 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
     settings = rt.settings
     loading = grants.get("skill_loading")
     loading = loading if loading in LOADING_MODES else settings.skill_loading
-    mode = grants.get("approval_mode")
     approvals = ApprovalPolicy.build(
-        mode=mode if mode in MODES else settings.approval_mode,
+        mode=capped_mode(grants.get("approval_mode"), settings.approval_mode,
+                         rt.approval_ceiling),
         settings_rules=settings.permissions,
         session_rules=str_list(grants.get("approval_rules")),
         approved_skills=str_list(grants.get("approved_skills")), workdir=rt.workdir)
@@ -109,4 +117,4 @@ def make_graph(config: RunnableConfig | None = None) -> Any:
     return _compiled
 
 
-__all__ = ["METADATA_KEY", "build_server_graph", "make_graph", "run_context", "thread_grants"]
+__all__ = ["METADATA_KEY", "build_server_graph", "capped_mode", "make_graph", "run_context", "thread_grants"]

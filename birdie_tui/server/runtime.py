@@ -94,6 +94,14 @@ class BirdieRuntime(ProviderFacts):
         self._toolboxes.move_to_end(key)
         return box
 
+    @property
+    def approval_ceiling(self) -> str:
+        """The most permissive approval mode a thread may run in: the operator's
+        `approval_mode` when the server's settings.json sets one (a client's auto-approve
+        cannot raise it), else any ("auto")."""
+        settings = self.settings
+        return settings.approval_mode if "approval_mode" in settings.model_fields_set else "auto"
+
     def memory_notes(self) -> list[str]:
         return [entry.content for entry in self.memory.entries()]
 

@@ -68,9 +68,16 @@ class RemoteCommands:
 
     # ------------------------------------------------------------------ approvals
     def approval_mode(self) -> str:
+        """The mode the server runs this thread in: the thread's choice, capped by the
+        operator's `approval_mode` (the catalog's `approval_ceiling`; see server/graph.py)."""
         mode = self._meta.get("approval_mode")
-        return mode if mode in MODES else str(self.catalog.settings.get("approval_mode")
+        mode = mode if mode in MODES else str(self.catalog.settings.get("approval_mode")
                                               or "ask")
+        ceiling = self.catalog.server.get("approval_ceiling")
+        order = ("read-only", "ask", "auto")
+        if ceiling in order and mode in order and order.index(ceiling) < order.index(mode):
+            return ceiling
+        return mode
 
     def set_approval_mode(self, mode: str | None = None) -> str:
         if mode is None:
