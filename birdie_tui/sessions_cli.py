@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+from birdie_tui.text import counted
+
 __all__ = ["database_command", "print_sessions"]
 
 EXIT_USAGE = 2
@@ -88,7 +90,8 @@ def print_sessions(summaries: list, *, as_json: bool, shared: bool) -> int:
         if shared:
             who = f"{s.last_user}@{s.last_host}" if s.last_user else s.user_id
             who = f"{who:<24} "
-        lines.append(f"{s.id:<14} {s.turns:>4} turns  {tokens:<16} "
+        turns = "turn " if s.turns == 1 else "turns"  # the columns stay aligned
+        lines.append(f"{s.id:<14} {s.turns:>4} {turns}  {tokens:<16} "
                      f"{s.updated_at[:16].replace('T', ' ')}  {who}{s.title or '(untitled)'}")
     print("\n".join(lines))  # one write, not ten thousand
     return 0
@@ -107,7 +110,7 @@ def _transfer(args: argparse.Namespace, url: str) -> int:
     else:
         report = asyncio.run(export_home(args.to_home.expanduser(), url, args.user))
         verb = "exported"
-    print(f"{verb} {len(report.moved)} session(s), {report.notes} memory note(s); "
+    print(f"{verb} {counted(len(report.moved), 'session')}, {counted(report.notes, 'memory note')}; "
           f"{len(report.skipped)} already there")
     for old, new in sorted(report.renamed.items()):
         if old not in report.skipped:

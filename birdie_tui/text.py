@@ -17,6 +17,11 @@ _TEXT_BLOCKS = ("text", "text-plain")
 TITLE_CHARS = 60
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """`1 turn`, `2 turns`, `0 turns`: a count and its noun in the right number."""
+    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+
 def title_from(text: str) -> str | None:
     """The first line of the first message, shortened: a session's default title."""
     if not text.strip():

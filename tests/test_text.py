@@ -78,3 +78,14 @@ def test_importing_it_is_free():
     code = "import sys, birdie_tui.text; print(sorted(m for m in sys.modules if m.startswith(('lang', 'textual', 'birdie_tui.'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['birdie_tui.text']"
+
+
+@pytest.mark.parametrize("count, word, plural, said", [
+    (0, "turn", None, "0 turns"), (1, "turn", None, "1 turn"), (2, "note", None, "2 notes"),
+    (1, "memory note", None, "1 memory note"), (1_234, "entry", "entries", "1,234 entries"),
+])
+def test_counted_says_one_in_the_singular(count, word, plural, said):
+    """A count and its noun agree: "1 turn", "1 note", "2 notes", never "1 turns"."""
+    from birdie_tui.text import counted
+
+    assert counted(count, word, plural) == said

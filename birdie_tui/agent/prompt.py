@@ -19,6 +19,7 @@ from birdie_tui.agent.compaction import summary_block
 from birdie_tui.agent.provenance import Segment, digest
 from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.models import Skill
+from birdie_tui.text import counted
 
 PREAMBLE = (
     "You are Birdie, a helpful agent whose tools and know-how come from skills. "
@@ -197,7 +198,7 @@ def build_system_prompt(
         out.text("system_prompt", custom.strip(), name="system_prompt.md")
     out.parts.append(cached.text)
     out.segments.append(Segment("catalog", tokens=cached.tokens, digest=cached.digest,
-                                    detail=f"{len(cached.skills)} skills"))
+                                    detail=counted(len(cached.skills), "skill")))
     for skill in cached.always:
         out.skill(skill, f"{skill.name} skill context", "always_inject", "always")
     if project is not None and project[1].strip():
@@ -208,7 +209,7 @@ def build_system_prompt(
         out.text("summary", summary.strip(), summary_block(summary))
     if memory:
         out.text("memory", "--- Long-term memory ---\n" + "\n".join(f"- {m}" for m in memory),
-                 detail=f"{len(memory)} notes")
+                 detail=counted(len(memory), "note"))
     prompt = "\n\n".join(out.parts)
     return prompt, SkillsInjected(skills=out.injected, catalog_tokens=cached.tokens,
                                   memory=list(memory), prompt_tokens=estimate_tokens(prompt),

@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from birdie_tui.text import content_text
+from birdie_tui.text import content_text, counted
 
 # The tool's full output is already in the transcript (tool_result): quote only a short excerpt.
 EXCERPT_LINES = 6
@@ -144,16 +144,38 @@ def _tool_summary(messages: Sequence[BaseMessage]) -> str:
             break
     results = [m for m in messages[start:] if isinstance(m, ToolMessage)]
     parts = ["**Tool results**\n"]
-    failed = 0
+    outcomes = {"returned": 0, "failed": 0, "denied": 0, "not run": 0}
     for msg in results:
         name = msg.name or names.get(msg.tool_call_id) or "tool"
-        verb = "failed:" if msg.status == "error" else "returned:"
-        failed += msg.status == "error"
-        parts.append(f"- {_code(name)} → {verb}\n\n{_quote_result(content_text(msg.content))}\n")
-    count = len(results)
-    tail = f"{count} tool call{'s' if count != 1 else ''} finished"
-    parts.append(f"{tail}, {failed} failed.\n" if failed else f"{tail}.\n")
+        text = content_text(msg.content)
+        outcome = _outcome(msg.status, text)
+        outcomes[outcome] += 1
+        parts.append(f"- {_code(name)} → {outcome}:\n\n{_quote_result(text)}\n")
+    parts.append(_tally(outcomes) + ".\n")
     return "\n".join(parts)
+
+
+def _outcome(status: str, text: str) -> str:
+    """returned | failed | denied (the user said no) | not run (a rule, a limit, a mode)."""
+    if status != "error":
+        return "returned"
+    if text.startswith("The user denied this tool call"):
+        return "denied"
+    return "not run" if text.startswith("Not run") else "failed"
+
+
+def _tally(outcomes: dict[str, int]) -> str:
+    """`2 tool calls finished, 1 failed`, `1 tool call denied`: a call that never ran is
+    not counted as finished or failed."""
+    ran = outcomes["returned"] + outcomes["failed"]
+    said = [f"{counted(ran, 'tool call')} finished"] if ran else []
+    if outcomes["failed"]:
+        said.append(f"{outcomes['failed']} failed")
+    for held in ("denied", "not run"):
+        if outcomes[held]:
+            said.append(f"{outcomes[held]} {held}" if said else
+                        f"{counted(outcomes[held], 'tool call')} {held}")
+    return ", ".join(said) or "0 tool calls finished"
 
 
 def injected_skills(messages: Sequence[BaseMessage]) -> list[str]:

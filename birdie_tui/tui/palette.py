@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds import palette_entries
 
 Entry = tuple[str, Callable[[], Any], str]  # title, what it does, help
@@ -47,7 +48,7 @@ class BirdieCommands(Provider):
         for row in birdie.session_rows():
             if not row.current:
                 out.append((f"Switch to session {row.id} · {row.title}",
-                            partial(screen.switch_to, row.id), f"{row.turns} turns"))
+                            partial(screen.switch_to, row.id), counted(row.turns, "turn")))
         return out
 
     async def discover(self) -> Hits:

@@ -45,10 +45,10 @@ def test_import_then_export_through_the_command_line(isolated_home, pg_url, tmp_
     first = run_cli(isolated_home, "sessions", "import", "--from-home", str(home),
                     "--database-url", pg_url)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.startswith("imported 1 session(s), 0 memory note(s); 0 already there")
+    assert first.stdout.startswith("imported 1 session, 0 memory notes; 0 already there")
     again = run_cli(isolated_home, "sessions", "import", "--from-home", str(home),
                     "--database-url", pg_url)
-    assert again.stdout.startswith("imported 0 session(s), 0 memory note(s); 1 already there")
+    assert again.stdout.startswith("imported 0 sessions, 0 memory notes; 1 already there")
     out = tmp_path / "exported"
     exported = run_cli(isolated_home, "sessions", "export", "--to-home", str(out), "--user",
                        "carol", env={"BIRDIE_DATABASE_URL": pg_url})

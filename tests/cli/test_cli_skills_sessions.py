@@ -185,6 +185,8 @@ def test_sessions_list_json_keys_and_numeric_order(isolated_home):
     assert text.returncode == 0
     ids_in_text = [line.split()[0] for line in text.stdout.splitlines()]
     assert ids_in_text == [r["id"] for r in rows]
+    # one turn is "1 turn", never "1 turns" (and the columns stay aligned)
+    assert "   1 turn   ↑10 ↓4" in text.stdout and "1 turns" not in text.stdout
 
 
 def test_sessions_list_empty_and_per_user(isolated_home):

@@ -276,3 +276,22 @@ def test_prose_starting_with_call_is_not_a_tool_call(model: OfflineChatModel) ->
     msg = model.bind_tools([echo]).invoke([HumanMessage("call my mom tomorrow")])
     assert not msg.tool_calls
     assert "> call my mom tomorrow" in msg.content
+
+
+def test_a_denied_call_is_summarised_as_denied_not_finished_and_failed(
+        model: OfflineChatModel) -> None:
+    """One denied call reads "1 tool call denied", not "1 tool call finished, 1 failed";
+    a call a rule or limit stopped reads "not run", and the counts agree in number."""
+    call_msg = AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c1"}])
+    denied = ToolMessage("The user denied this tool call.", tool_call_id="c1", name="echo",
+                         status="error")
+    text = model.bind_tools([echo]).invoke([SYSTEM, HumanMessage("x"), call_msg, denied]).content
+    assert "- `echo` → denied:" in text and "1 tool call denied." in text
+    assert "finished" not in text and "failed" not in text
+    calls = AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": f"c{i}"}
+                                      for i in range(3)])
+    mixed = [ToolMessage("hi", tool_call_id="c0", name="echo"),
+             ToolMessage("The user denied this tool call.", tool_call_id="c1", status="error"),
+             ToolMessage("Not run: read-only mode.", tool_call_id="c2", status="error")]
+    text = model.bind_tools([echo]).invoke([SYSTEM, HumanMessage("x"), calls, *mixed]).content
+    assert "1 tool call finished, 1 denied, 1 not run." in text

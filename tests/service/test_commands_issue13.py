@@ -106,7 +106,7 @@ async def test_cost_of_an_old_session_says_only_what_is_known():
     text = ui.said[-1]
     assert "| Turn |" not in text
     assert "**unknown (no price known for a model used)**" in text
-    assert "5 turn(s) ran before per-turn costs were recorded" in text
+    assert "5 turns ran before per-turn costs were recorded" in text
 
 
 async def test_cost_marks_retried_and_running_turns_and_shortens_long_sessions():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 from birdie_tui.tui.widgets.format import fmt_cost
@@ -31,7 +32,7 @@ def cost_markdown(report: Any, *, every_turn: bool = False) -> str:
         cost += " (no price known for a model used)"
     elif report.cost_estimated:
         cost += " (estimated at today's price)"
-    lines = [f"**Session** {report.turns} turns · ↑{report.input:,} in{cached} · "
+    lines = [f"**Session** {counted(report.turns, 'turn')} · ↑{report.input:,} in{cached} · "
              f"↓{report.output:,} out · **{cost}** · model now: {report.model}"]
     rows = list(report.per_turn)
     if not rows:
@@ -49,10 +50,10 @@ def cost_markdown(report: Any, *, every_turn: bool = False) -> str:
                   "|---:|---:|---:|---:|---:|" if one else "|---:|---|---:|---:|---:|---:|"]
         lines += [_cost_row(row, model=not one) for row in shown]
         if len(shown) < len(rows):
-            lines.append(f"\n{len(rows) - len(shown)} earlier turns not shown: "
+            lines.append(f"\n{counted(len(rows) - len(shown), 'earlier turn')} not shown: "
                          "`/cost all` lists every one.")
     if report.unrecorded_turns:
-        lines.append(f"\n{report.unrecorded_turns} turn(s) ran before per-turn costs were "
+        lines.append(f"\n{counted(report.unrecorded_turns, 'turn')} ran before per-turn costs were "
                      "recorded: they are in the session totals only.")
     return "\n".join(lines).rstrip()
 
@@ -75,7 +76,7 @@ async def cmd_history(ctx: CommandContext, args: list[str], rest: str) -> None:
         return
     total = turns[-1].turn
     head = (f"Your last {len(turns)} of {total} messages:" if total > len(turns)
-            else f"Your {len(turns)} message(s) in this session:")
+            else f"Your {counted(len(turns), 'message')} in this session:")
     ctx.say("\n".join([head, *(f"  turn {t.turn} · {_one_line(t.text)}" for t in turns)]),
             markdown=False)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
@@ -19,7 +20,7 @@ async def cmd_info(ctx: CommandContext, args: list[str], rest: str) -> None:
     s = ctx.birdie.status()
     folders = "\n".join(f"  - `{d}`" for d in s.skill_dirs)
     ctx.say(f"- **user** `{s.user}`\n- **session** `{s.session_id}` · {s.title or 'untitled'}"
-            f" · {s.turns} turns\n- **model** {s.model}\n- **data** `{s.data_dir}`\n"
+            f" · {counted(s.turns, 'turn')}\n- **model** {s.model}\n- **data** `{s.data_dir}`\n"
             f"- **skill folders**\n{folders}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 
@@ -19,7 +20,7 @@ async def cmd_session(ctx: CommandContext, args: list[str], rest: str) -> None:
     elif sub == "list":
         rows = ctx.birdie.session_rows()
         ctx.say("\n".join(f"- {'●' if r.current else '○'} `{r.id}` {r.title} · "
-                          f"{r.turns} turns" for r in rows) or "No sessions.")
+                          f"{counted(r.turns, 'turn')}" for r in rows) or "No sessions.")
     elif sub == "info":
         s, ledger = ctx.birdie.status(), ctx.birdie.ledger()
         ctx.say(f"- **id** `{s.session_id}`\n- **title** {s.title or 'untitled'}\n"
