@@ -50,7 +50,8 @@ def main_parser() -> argparse.ArgumentParser:
                         nargs="?", const="",
                         help="run one turn headless and print the reply (-p and --prompt are "
                         "aliases); `-`, or no MESSAGE with stdin not a terminal, reads it from "
-                        "standard input")
+                        "standard input; a MESSAGE with piped stdin sends both, the piped text "
+                        "in a <stdin> block")
     parser.add_argument("--approve", action="append", default=[], metavar="CALL_ID",
                         help="with --print --session-id: run this pending tool call and "
                         "finish the turn (repeatable; `all` for every pending call)")

@@ -117,21 +117,47 @@ def read_message(args: argparse.Namespace) -> str | None:
     Returns a problem to report (usage), or None."""
     if args.approve or args.deny:
         return None
+    if args.message not in ("-", ""):
+        return _attach_piped(args)  # a message and a pipe: the model gets both
     wanted = args.message == "-" or (args.message == "" and not _stdin_is_tty())
     if not wanted:
         return None if args.message else (
             "--print needs a message (or `-` to read it from standard input)")
+    text, problem = _read_stdin()
+    if problem is None and not text.strip():
+        problem = "the message on standard input is empty"
+    if problem is None:
+        args.message = text
+    return problem
+
+
+def _read_stdin() -> tuple[str, str | None]:
     try:
         data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
     except (OSError, ValueError, AttributeError) as exc:
-        return f"could not read the message from standard input: {exc}"
+        return "", f"could not read the message from standard input: {exc}"
     if len(data) > STDIN_LIMIT:
-        return f"the message on standard input is over {STDIN_LIMIT // (1024 * 1024)} MB"
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
-        return "the message on standard input is empty"
-    args.message = text
-    return None
+        return "", f"the message on standard input is over {STDIN_LIMIT // (1024 * 1024)} MB"
+    return data.decode("utf-8", errors="replace"), None
+
+
+def _attach_piped(args: argparse.Namespace) -> str | None:
+    """Append piped stdin to the message given (birdie_tui.piped); a pipe silent for
+    BIRDIE_STDIN_WAIT seconds is left, with a line on stderr, rather than waited for."""
+    from birdie_tui.piped import stdin_is_piped, stdin_ready, stdin_wait, with_piped
+
+    if not stdin_is_piped():
+        return None
+    wait = stdin_wait()
+    if not stdin_ready(wait):
+        print(f"birdie-tui: nothing on standard input after {wait:g} s; sending the message "
+              "without it (`< /dev/null` skips the wait, BIRDIE_STDIN_WAIT sets it)",
+              file=sys.stderr, flush=True)
+        return None
+    text, problem = _read_stdin()
+    if problem is None:
+        args.message = with_piped(args.message, text)
+    return problem
 
 
 def _stdin_is_tty() -> bool:
