@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from birdie_tui.screen_text import clean
 from birdie_tui.service import BirdieError
 from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
@@ -26,7 +27,10 @@ from birdie_tui.tui.keymap import apply_keymap
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.palette import BirdieCommands
+from birdie_tui.tui.terminal_guard import install as guard_the_terminal
 from birdie_tui.tui.themes import register_themes
+
+guard_the_terminal()  # no frame carries a control character from text (see terminal_guard)
 
 DEFAULT_THEME = "birdie-dark"
 
@@ -58,6 +62,14 @@ class BirdieApp(App[int]):
     @property
     def birdie(self) -> Any:
         return self.main.birdie
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast (screens and widgets send theirs here): its text often quotes an error,
+        a skill or a title, so it is never markup (a `[@click]` would be an action) and its
+        escape sequences are neutralised."""
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     def get_default_screen(self) -> MainScreen:
         return self.main

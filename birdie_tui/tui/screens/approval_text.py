@@ -2,7 +2,8 @@
 coloured diff), why it was gated, and the rule an "always" answer would save.
 
 Pure functions of an `ApprovalRequest`, so they are tested without a screen. Everything a
-tool or a model wrote is shown literally (never parsed as markup).
+tool or a model wrote is shown literally: never parsed as markup, and every control character
+shown as such (`safe_content.exact`), so what the user approves is exactly what runs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import json
 from typing import Any
 
 from textual.content import Content
+
+from birdie_tui.screen_text import literal
+from birdie_tui.tui.widgets.safe_content import exact
 
 # (choice, default key, label); `{tool}` and `{skill}` are filled from the request.
 CHOICES: tuple[tuple[str, str, str], ...] = (
@@ -29,7 +33,7 @@ RULE_CHARS = 400  # of a rule in the preview under the choices (the call above s
 
 def choices_for(request: Any) -> list[tuple[str, str, str]]:
     """The dialog's choices for this request (no skill choice for a call without a skill)."""
-    tool, skill = _cut(request.name), _cut(request.skill)
+    tool, skill = _cut(literal(request.name)), _cut(literal(request.skill))
     return [(choice, key, label.format(tool=tool, skill=skill))
             for choice, key, label in CHOICES if choice != "skill" or request.skill]
 
@@ -39,9 +43,9 @@ def _cut(name: str) -> str:
 
 
 def question(request: Any) -> Content:
-    parts: list[Any] = ["Birdie wants to run ", (request.name, "bold $accent")]
+    parts: list[Any] = ["Birdie wants to run ", exact(request.name, "bold $accent")]
     if request.skill:
-        parts += [" from skill ", (request.skill, "bold")]
+        parts += [" from skill ", exact(request.skill, "bold")]
     return Content.assemble(*parts)
 
 
@@ -51,7 +55,7 @@ def why(request: Any) -> Content:
     perms = [p for p in request.permissions if p not in reason]
     if perms:
         reason += f" (permissions: {', '.join(perms)})"
-    return Content(f"Asks because {reason}")
+    return Content.assemble("Asks because ", exact(reason))
 
 
 def outside(request: Any) -> Content | None:
@@ -59,7 +63,7 @@ def outside(request: Any) -> Content | None:
         return None
     paths = ", ".join(request.paths_outside)
     return Content.assemble(("⚠ outside the working directory: ", "bold $warning"),
-                            (paths, "$warning"))
+                            exact(paths, "$warning"))
 
 
 def args_of(request: Any) -> dict[str, Any] | None:
@@ -85,8 +89,8 @@ def body(request: Any) -> Content:
         return diff_content(cut(request.diff))
     args = args_of(request)
     if args is not None or not request.command:
-        return Content(cut(format_args(request.args if args is None else args)))
-    return Content.assemble(("$ ", "bold"), (cut(request.command), "bold"))
+        return exact(cut(format_args(request.args if args is None else args)))
+    return Content.assemble(("$ ", "bold"), exact(cut(request.command), "bold"))
 
 
 def cut(text: str) -> str:
@@ -99,7 +103,7 @@ def cut(text: str) -> str:
 def diff_content(diff: str) -> Content:
     """A unified diff, coloured line by line like `git diff`."""
     lines = []
-    for line in diff.splitlines():
+    for line in diff.removesuffix("\n").split("\n"):  # not splitlines: a \r stays visible
         if line.startswith(("+++", "---")):
             style = "bold"
         elif line.startswith("@@"):
@@ -112,7 +116,7 @@ def diff_content(diff: str) -> Content:
             style = "italic $text-muted"
         else:
             style = ""
-        lines.append(Content.styled(line, style) if style else Content(line))
+        lines.append(exact(line, style))
     return Content("\n").join(lines)
 
 
@@ -132,7 +136,7 @@ def preview(request: Any, choice: str | None, key: str) -> Content:
             item = f"{item[:RULE_CHARS]}… ({len(item):,} characters)"
         head, effect = {
             "command": ("Saves the rule ", "this exact command runs without asking"),
-            "tool": ("Saves the rule ", f"every {request.name} call runs without asking"),
+            "tool": ("Saves the rule ", f"every {literal(request.name)} call runs without asking"),
             "skill": ("Approves the skill ", "all its tools run without asking"),
         }[choice]
         return Content.assemble(
@@ -146,6 +150,6 @@ def preview(request: Any, choice: str | None, key: str) -> Content:
 
 
 def visible(text: str) -> str:
-    """One line: line breaks and tabs shown as symbols (a rule may hold a multi-line
-    command, and the preview must not look like two rules)."""
-    return text.replace("\r\n", "⏎").replace("\n", "⏎").replace("\t", "⇥")
+    """One line, every control character shown as such: line breaks as ⏎ (a rule may hold a
+    multi-line command, and the preview must not look like two rules)."""
+    return literal(text).replace("\n", "⏎")

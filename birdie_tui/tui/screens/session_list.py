@@ -21,6 +21,8 @@ from typing import Any, overload
 
 from textual import events
 from textual.content import Content
+
+from birdie_tui.screen_text import one_line
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -53,12 +55,12 @@ def row_content(row: SessionRow) -> Content:
     tokens = f"↑{format_count(row.input_tokens)} ↓{format_count(row.output_tokens)}"
     return Content.assemble(
         ("● ", "bold $accent") if row.current else "  ",
-        (row.id, "bold"),
+        (one_line(row.id), "bold"),
         sep,
-        row.title,
+        one_line(row.title),
         sep,
         (format_updated(row.updated_at), "$foreground-muted"),
-        *((sep, (f"by {row.written_by}", "$foreground-muted")) if row.written_by else ()),
+        *((sep, (f"by {one_line(row.written_by)}", "$foreground-muted")) if row.written_by else ()),
         sep,
         (turns, "$foreground-muted"),
         sep,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widget import Widget
 
+from birdie_tui.screen_text import one_line
 from birdie_tui.tui.widgets.format import fmt_pct, fmt_tokens
 
 SEP = " │ "
@@ -90,10 +91,10 @@ class StatusBar(Widget):
             *((sep, Content.styled(BUSY_TEXT, "bold $warning")) if self.busy else ()),
             " ",
         )
-        model = self.model or "no model"
-        session = self.session_id or "no session"
+        model = one_line(self.model or "no model")
+        session = one_line(self.session_id or "no session")
         fixed = 1 + len(model) + len(SEP) + len(session) + tail.cell_length
-        title = self.title or ""
+        title = one_line(self.title or "")
         room = width - fixed - len(" · ")
         if title and room >= 4:
             if len(title) > room:

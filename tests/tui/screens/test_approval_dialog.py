@@ -323,5 +323,6 @@ async def test_a_megabyte_command_is_shown_cut_with_a_note():
 
 
 def test_a_multi_line_rule_is_shown_on_one_line():
-    """A rule holding line breaks or tabs is previewed on one line, with symbols."""
-    assert visible("a\nb\tc") == "a⏎b⇥c"
+    """A rule holding line breaks or tabs is previewed on one line: ⏎ for a break, and a tab
+    or an escape shown as such (`\\t`, `␛`)."""
+    assert visible("a\nb\tc\x1b[2J") == "a⏎b\\tc␛[2J"

@@ -29,6 +29,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from birdie_tui.screen_text import clean
+
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
 BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
@@ -161,6 +163,7 @@ class AssistantMessage(Widget):
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
+        text = clean(text)  # a model's escape sequences never reach the terminal
         self._parts: list[str] = [text] if text else []
         self._pending: list[str] = [text] if (text and streaming) else []
         self._streaming = streaming
@@ -236,6 +239,7 @@ class AssistantMessage(Widget):
 
     def append(self, fragment: str) -> None:
         """Buffer a fragment; the timer renders it. Cheap enough to call per token."""
+        fragment = clean(fragment)
         if not fragment or self._finished:
             return
         self._parts.append(fragment)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from birdie_tui.screen_text import clean
+
 
 class Notice(Static):
     """Command output or an info line: muted, no border, so it reads as commentary."""
@@ -23,7 +25,7 @@ class Notice(Static):
     """
 
     def __init__(self, text: str, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(Content(text), markup=False, id=id, classes=classes)
+        super().__init__(Content(clean(text)), markup=False, id=id, classes=classes)
         self.text = text
 
 
@@ -43,6 +45,6 @@ class ErrorBlock(Static):
     """
 
     def __init__(self, message: str, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(Content(message), markup=False, id=id, classes=classes)
+        super().__init__(Content(clean(message)), markup=False, id=id, classes=classes)
         self.message = message
         self.border_title = "error"

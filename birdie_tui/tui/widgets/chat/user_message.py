@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from birdie_tui.screen_text import clean
 from birdie_tui.tui.widgets.preview import head
 
 PREVIEW_CHARS = 4_000
@@ -46,7 +47,7 @@ class UserMessage(Static):
 
     def __init__(self, text: str, *, id: str | None = None, classes: str | None = None) -> None:
         shown, note = preview(text)
-        content = Text(shown)
+        content = Text(clean(shown))  # a pasted file's escape sequences stay inert
         if note:
             content.append("\n" + note, style="italic")
         super().__init__(content, id=id, classes=classes)

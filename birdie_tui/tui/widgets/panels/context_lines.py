@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from textual.content import Content
 
+from birdie_tui.screen_text import one_line
 from birdie_tui.service.rows import CallContext, ContextChange, Segment
 from birdie_tui.tui.widgets.format import fmt_tokens
 
@@ -82,8 +83,8 @@ def segment_prompt(seg: Segment) -> Content:
     return Content.assemble(
         Content.styled(mark, "$accent" if seg.stable else "$foreground-muted"),
         Content.styled(f" {'≈' + fmt_tokens(seg.tokens, compact=True):>6} ", "$foreground-muted"),
-        Content.styled(first, "bold" if seg.kind in SKILL_KINDS else ""),
-        Content.styled(f" · {rest}" if rest else "", "$foreground-muted"),
+        Content.styled(one_line(first), "bold" if seg.kind in SKILL_KINDS else ""),
+        Content.styled(f" · {one_line(rest)}" if rest else "", "$foreground-muted"),
     )
 
 

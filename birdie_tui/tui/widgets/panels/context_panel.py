@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from birdie_tui.screen_text import clean, one_line
 from birdie_tui.service.rows import CallContext, InjectionRow, InjectionView, compare
 from birdie_tui.tui.widgets.format import fmt_tokens
 from birdie_tui.tui.widgets.panels.context_body import (
@@ -271,9 +272,9 @@ class ContextPanel(Vertical):
                                        shown_latest=record is self.calls.latest)
         else:
             title, text = "", ""
-        self._body_scroll.border_title = title
+        self._body_scroll.border_title = one_line(title)
         # A 10,000-line body would take the Markdown widget ~15 s (the app frozen meanwhile).
-        text = bounded_markdown(text, where="the model got all of it; the skill's file has it")
+        text = clean(bounded_markdown(text, where="the model got all of it; the skill's file has it"))
         if self.body.source != text:
             self.body.update(text)
             self._body_scroll.scroll_home(animate=False)

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from birdie_tui.screen_text import one_line
 from birdie_tui.service.rows import BrokenSkillFile
 
 
@@ -21,7 +22,7 @@ def broken_line(item: BrokenSkillFile) -> str:
     where = short_path(item.path)
     if item.line is not None:
         where += f":{item.line}"
-    return f"{where} — {item.message}"
+    return one_line(f"{where} — {item.message}")
 
 
 class BrokenFiles(VerticalScroll):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from birdie_tui.screen_text import clean, one_line
+
 from birdie_tui.service.rows import SkillRow
 
 MARK_ON = "●"
@@ -46,7 +48,7 @@ def skill_prompt(row: SkillRow, name_width: int = NAME_WIDTH) -> Content:
     prompt = Content.assemble(
         mark,
         " ",
-        Content.styled(_fit(row.name, name_width), "bold" if row.enabled else ""),
+        Content.styled(_fit(one_line(row.name), name_width), "bold" if row.enabled else ""),
         " ",
         Content.styled(kind_tag(row.kind).ljust(TAG_WIDTH), "$foreground-muted"),
         " ",
@@ -66,15 +68,15 @@ def skill_details(row: SkillRow) -> Content:
         state += f" (default {'on' if row.enabled_by_default else 'off'})"
     parts: list[Content] = [
         Content.assemble(
-            Content.styled(row.name, "bold $accent"),
+            Content.styled(one_line(row.name), "bold $accent"),
             Content.styled(f"  {row.kind} · {state}", "$foreground-muted"),
         )
     ]
     if row.description:
-        parts.append(Content(row.description))
+        parts.append(Content(clean(row.description)))
 
     def labelled(label: str, value: str) -> Content:
-        return Content.assemble(Content.styled(f"{label}: ", "$foreground-muted"), value)
+        return Content.assemble(Content.styled(f"{label}: ", "$foreground-muted"), one_line(value))
 
     if row.tags:
         parts.append(labelled("Tags", ", ".join(row.tags)))
@@ -87,5 +89,5 @@ def skill_details(row: SkillRow) -> Content:
     elif row.tool_count == 0 and not row.server:
         parts.append(labelled("Tools", "none"))
     if row.error:
-        parts.append(Content.styled(f"{WARN} {row.error}", "$warning"))
+        parts.append(Content.styled(f"{WARN} {clean(row.error)}", "$warning"))
     return Content("\n").join(parts)
