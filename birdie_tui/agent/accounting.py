@@ -15,6 +15,8 @@ Rules (the session list, the token panel and a vendor's bill must agree):
   session's `retry_carry` and folded into the entry of the turn that replaces it. So after a
   turn and any number of retries: `turns` == 1, one `token_log` entry, and that entry and the
   totals both equal the sum of every model call made.
+- A history that lost steps already counted (a failed write on a full disk) takes the count
+  back: `turns` never stays ahead of the user messages the history holds.
 - A session whose counts were kept by someone else (Birdie, or a version from before
   `history_counted`) is taken as it is: counting goes on from the end of its history.
 """
@@ -85,6 +87,8 @@ def settle(meta: SessionMeta, messages: Sequence[Any], *, price: Price | None,
     last = messages[-1].id if messages else None
     start = _resume_at(mark, meta.turns, messages)
     if start is None:
+        if mark is not None and mark.get("turns") == meta.turns:
+            _follow_lost_turns(meta, messages)  # our count, but its last message is gone
         meta.counted = {"through": last, "turns": meta.turns}
         return 0, 0
     added_in = added_out = 0
@@ -110,6 +114,15 @@ def _resume_at(mark: dict[str, Any] | None, turns: int, messages: Sequence[Any])
         if messages[index].id == through:
             return index + 1
     return None
+
+
+def _follow_lost_turns(meta: SessionMeta, messages: Sequence[Any]) -> None:
+    """Turns counted from steps the history no longer holds (a write that failed after the
+    history was read, on a full disk) are taken back, as /retry does: `turns` follows the
+    user messages of the history; their tokens were spent, so they stay in the totals."""
+    held = sum(isinstance(msg, HumanMessage) for msg in messages)
+    while meta.turns > held:
+        take_back_turn(meta, None)
 
 
 def _open_turn(meta: SessionMeta, message: Any, model: str) -> None:

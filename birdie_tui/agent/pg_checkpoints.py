@@ -61,6 +61,9 @@ class PgCheckpoints:
         except Exception:  # noqa: BLE001 - pruning never fails a turn
             pass
 
+    async def discard(self) -> None:
+        """Nothing to roll back: each write runs in its own transaction, undone on failure."""
+
     async def no_interrupt_written(self, thread_id: str) -> bool:
         """True when the thread's latest checkpoint surely has no interrupt pending; False
         when it may, or cannot be told."""

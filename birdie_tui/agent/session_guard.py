@@ -163,7 +163,11 @@ class SessionGuard:
         put = saver.aput
 
         async def aput(config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
-            saved = await put(config, checkpoint, metadata, versions)
+            try:
+                saved = await put(config, checkpoint, metadata, versions)
+            except BaseException:
+                await self._checkpoints.discard()  # nothing of a failed write stays visible
+                raise
             await self._after_put(config, checkpoint, saved)
             return saved
 

@@ -1,6 +1,7 @@
 """The embedded history database: LangGraph's sqlite checkpointer on ``checkpoints.db``, plus the
 few indexed queries the engine runs beside it. `agent.pg_checkpoints` is its PostgreSQL twin;
-the engine only uses what both have: `saver`, `head`, `prune`, `no_interrupt_written`, `aclose`.
+the engine only uses what both have: `saver`, `head`, `prune`, `discard`, `no_interrupt_written`,
+`aclose`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ class SqliteCheckpoints:
                 await self.conn.commit()
         except Exception:  # noqa: BLE001 - pruning never fails a turn
             with contextlib.suppress(Exception):
+                await self.conn.rollback()
+
+    async def discard(self) -> None:
+        """Roll back what a failed write left in the connection's open transaction: a commit
+        that fails (a full disk) leaves its rows visible to this connection until then, so
+        the history read next would hold a step that never reached the disk (and be counted)."""
+        with contextlib.suppress(Exception):
+            async with self.saver.lock:
                 await self.conn.rollback()
 
     async def no_interrupt_written(self, thread_id: str) -> bool:
