@@ -56,3 +56,14 @@ def test_support_files_are_valid():
     script = REPO / "skills" / "git-helper" / "scripts" / "summarize_log.sh"
     subprocess.run(["bash", "-n", str(script)], check=True)
     assert script.stat().st_mode & 0o111
+
+
+async def test_write_file_says_what_it_wrote(registry, tmp_path, monkeypatch):
+    """A successful write_file says the path and the byte count (not an empty result), in
+    the right number, and the file holds exactly the content, even a name with spaces."""
+    monkeypatch.chdir(tmp_path)
+    out = await call(registry, "write_file", path="my notes.md", content="héllo\n")
+    assert not out.error and out.content == "Wrote 7 bytes to my notes.md\n"
+    assert (tmp_path / "my notes.md").read_bytes() == "héllo\n".encode()
+    out = await call(registry, "write_file", path="-x.txt", content="1")
+    assert out.content == "Wrote 1 byte to -x.txt\n"
