@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from birdie_tui.store.pg import nul_text
 from birdie_tui.store.pg.connect import CONNECT_TIMEOUT, DatabaseUnavailable, application_name
 from birdie_tui.store.pg.urls import mask_url, where
 
@@ -96,7 +97,7 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
     except (PsycopgError, OSError) as exc:
         raise DatabaseUnavailable(f"cannot connect to {where(url)}: {_line(exc, url)}") from None
     pool = AsyncConnectionPool(url, min_size=1, max_size=POOL_MAX, open=False,
-                               timeout=CONNECT_TIMEOUT, kwargs=kwargs)
+                               timeout=CONNECT_TIMEOUT, kwargs=kwargs, configure=_configure)
     try:
         await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         saver = AsyncPostgresSaver(pool)
@@ -117,6 +118,11 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
             await pool.close()
         raise
     return PgCheckpoints(pool, saver)
+
+
+async def _configure(conn: Any) -> None:
+    # A NUL in a message is stored, not refused with DataError (see store.pg.nul_text).
+    nul_text.register(conn)
 
 
 def _line(exc: BaseException, url: str) -> str:

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import psycopg
 
+from . import nul_text
 from .urls import mask_url, where
 
 __all__ = ["APP_PREFIX", "DatabaseUnavailable", "PgClient", "application_name", "connect"]
@@ -56,11 +57,13 @@ def _one_line(exc: BaseException, url: str) -> str:
 def connect(url: str, user: str = "birdie-tui") -> psycopg.Connection:
     """An autocommit connection to `url`; DatabaseUnavailable (one line) if it cannot be had."""
     try:
-        return psycopg.connect(url, autocommit=True, application_name=application_name(user),
+        conn = psycopg.connect(url, autocommit=True, application_name=application_name(user),
                                connect_timeout=CONNECT_TIMEOUT)
     except psycopg.Error as exc:
         raise DatabaseUnavailable(
             f"cannot connect to {where(url)}: {_one_line(exc, url)}") from None
+    nul_text.register(conn)  # a NUL in a message is stored, not refused (see nul_text)
+    return conn
 
 
 class PgClient:

@@ -13,6 +13,7 @@ from ..memory import MemoryEntry, note_text, pick
 from ..paths import validate_user
 from .connect import PgClient
 from .migrations import migrate
+from .nul_text import decode
 
 __all__ = ["PgMemoryStore"]
 
@@ -32,7 +33,7 @@ class PgMemoryStore:
         rows = self._db.run(lambda conn: conn.execute(
             "SELECT id, timestamp, content FROM birdie_memory WHERE user_id = %s ORDER BY seq",
             (self.user,)).fetchall())
-        return [MemoryEntry(*row) for row in rows]
+        return [MemoryEntry(sid, stamp, decode(content)) for sid, stamp, content in rows]
 
     def add(self, text: str) -> MemoryEntry:
         """Append a note; blank text raises ValueError."""
@@ -76,5 +77,5 @@ class PgMemoryStore:
                     return None
                 target = rows[found]
                 conn.execute("DELETE FROM birdie_memory WHERE seq = %s", (target[0],))
-                return MemoryEntry(*target[1:])
+                return MemoryEntry(target[1], target[2], decode(target[3]))
         return self._db.run(work)

@@ -30,6 +30,7 @@ from ..session_meta import SessionMeta, SessionSummary, _now
 from ..sessions import SessionStore, without_empty
 from .connect import PgClient
 from .migrations import migrate
+from .nul_text import decode
 from .turn_lock import PgTurnLock
 
 __all__ = ["PgSessionStore"]
@@ -163,8 +164,8 @@ class PgSessionStore:
         """`list`'s sessions, by the same rules, as read-only summaries: one indexed query
         over the list columns (the JSON is not read)."""
         rows = self._db.run(lambda conn: conn.execute(_SUMMARY + _NEWEST_FIRST).fetchall())
-        return self._without_empty([SessionSummary._make(row) for row in rows],
-                                   include_empty, keep)
+        return self._without_empty([SessionSummary._make(row)._replace(title=decode(row[5]))
+                                    for row in rows], include_empty, keep)
 
     def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
         return without_empty(metas, include_empty, keep, self._threads)
