@@ -11,7 +11,9 @@ from birdie_tui.args import PROG, parse_main_args, sessions_parser, skills_parse
 
 
 def fail(message: str, code: int = 2) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    from birdie_tui.screen_text import clean
+
+    print(f"{PROG}: {clean(message)}", file=sys.stderr)  # it may quote a file or a server
     return code
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from birdie_tui.resume import resume_line
+from birdie_tui.screen_text import clean, literal, one_line
 from birdie_tui.signals import cancel_on_signal
 
 
@@ -41,12 +42,19 @@ STDIN_LIMIT = 32 * 1024 * 1024  # bytes of a message read from standard input
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
     from birdie_tui.secrets import scrub
 
-    print(f"birdie-tui: {scrub(message)}", file=sys.stderr)
+    # Errors quote providers, servers and files: no escape sequence of theirs reaches the terminal.
+    print(f"birdie-tui: {clean(scrub(message))}", file=sys.stderr)
     return code
 
 
 def _print_recovered(message: str) -> None:
-    print(f"birdie-tui: recovered: {message}", file=sys.stderr, flush=True)
+    print(f"birdie-tui: recovered: {clean(message)}", file=sys.stderr, flush=True)
+
+
+def _shown(text: str, stream: Any) -> str:
+    """Text for a person: neutralised on a terminal (`screen_text.clean`); exact when it goes
+    to a file or a pipe, where a program reads it."""
+    return clean(text) if stream.isatty() else text
 
 
 @contextlib.contextmanager
@@ -220,7 +228,7 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     outcome = await _stream_turn(birdie.resume(answers) if resuming else birdie.send(args.message),
                                  stream_json, args)
     if not stream_json and outcome.reply:
-        reply = scrub(outcome.reply)
+        reply = _shown(scrub(outcome.reply), sys.stdout)
         sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
         sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
     if outcome.error:
@@ -228,8 +236,10 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     code = 0
     if outcome.waiting:
         for event in outcome.waiting:
-            args_text = json.dumps(event.args, ensure_ascii=False, default=str)
-            _fail(f"approval needed: {event.name} {_short(args_text)} (call {event.id})")
+            # What the user approves is shown exactly: every control character as such.
+            args_text = literal(json.dumps(event.args, ensure_ascii=False, default=str))
+            _fail(f"approval needed: {literal(event.name)} {_short(args_text)} "
+                  f"(call {literal(event.id)})")
         ids = " ".join(f"--approve {e.id}" for e in outcome.waiting)
         again = birdie.resume_command() or f"birdie-tui --session-id {session_id}"
         code = _fail(f"the turn waits; answer with: {again} --print {ids}   "
@@ -310,10 +320,10 @@ def skills_command(args: argparse.Namespace) -> int:
                               f"{' '.join([cfg.command or cfg.url or '', *cfg.args])})")
             triggers = ", ".join(skill.triggers) or "-"
             state = "on" if skill.enabled_by_default else "off"
-            print(f"ok    {skill.name:<18} {skill.kind:<12} default {state:<3}  "
-                  f"tools: {tools}  triggers: {triggers}")
+            print(one_line(f"ok    {skill.name:<18} {skill.kind:<12} default {state:<3}  "
+                           f"tools: {tools}  triggers: {triggers}"))
         for error in result.errors:
-            print(f"ERROR {error}")
+            print(one_line(f"ERROR {error}"))
         print(f"{len(result.skills)} skill(s), {len(result.errors)} error(s)")
     return 1 if result.errors else 0
 
@@ -360,6 +370,7 @@ async def _sessions_export(args: argparse.Namespace) -> int:
         text = export_session(meta, await engine.messages(args.id),
                               await engine.contexts(args.id), args.format,
                               summary=await engine.rolling_summary(args.id))
+        text = _shown(text, sys.stdout)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
     finally:

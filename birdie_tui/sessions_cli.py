@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from birdie_tui.screen_text import one_line
 from birdie_tui.text import counted
 
 __all__ = ["database_command", "print_sessions"]
@@ -24,7 +25,7 @@ EXIT_USAGE = 2
 def _fail(message: str) -> int:
     from birdie_tui.secrets import scrub
 
-    print(f"birdie-tui: {scrub(message)}", file=sys.stderr)
+    print(f"birdie-tui: {one_line(scrub(message))}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -93,6 +94,9 @@ def print_sessions(summaries: list, *, as_json: bool, shared: bool) -> int:
         turns = "turn " if s.turns == 1 else "turns"  # the columns stay aligned
         lines.append(f"{s.id:<14} {s.turns:>4} {turns}  {tokens:<16} "
                      f"{s.updated_at[:16].replace('T', ' ')}  {who}{s.title or '(untitled)'}")
+    # Titles come from first messages, and on a shared database from other users: no escape
+    # sequence in one may reach the terminal (an OSC 52 would write the reader's clipboard).
+    lines = [one_line(line) for line in lines]
     print("\n".join(lines))  # one write, not ten thousand
     return 0
 
