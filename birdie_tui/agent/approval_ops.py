@@ -94,7 +94,7 @@ class ApprovalOps:
         for request in pending:
             verdict = self.approval_policy().decide(
                 name=request.name, command=request.command, skill_name=request.skill,
-                gated=True, why=request.why)
+                gated=True, why=request.why, args=request.args)
             if verdict.action != "ask":
                 answers[request.id] = ApprovalAnswer(verdict.action, reason=verdict.why).to_dict()
                 continue

@@ -143,17 +143,17 @@ class Rule:
             return cls(name.strip(), rest[:-1])
         return cls(text)
 
-    def allows(self, tool: str, command: str) -> bool:
+    def allows(self, tool: str, command: str, args: dict[str, Any] | None = None) -> bool:
         """As an allow rule: this exact call shape, nothing chained to it."""
         if self.tool not in (tool, "*"):
             return False
-        return self.pattern is None or allow_matches(self.pattern, command)
+        return self.pattern is None or allow_matches(self.pattern, command, args)
 
-    def catches(self, tool: str, command: str) -> bool:
+    def catches(self, tool: str, command: str, args: dict[str, Any] | None = None) -> bool:
         """As a deny or ask rule: anywhere in the line, however it is spelled."""
         if self.tool not in (tool, "*"):
             return False
-        return self.pattern is None or deny_matches(self.pattern, command)
+        return self.pattern is None or deny_matches(self.pattern, command, args)
 
 
 def parse_rules(items: Any) -> list[Rule]:
@@ -208,16 +208,16 @@ class ApprovalPolicy:
         return False, "", outside
 
     def decide(self, *, name: str, command: str, skill_name: str, gated: bool,
-               why: str) -> Verdict:
+               why: str, args: dict[str, Any] | None = None) -> Verdict:
         for rule in self.deny:
-            if rule.catches(name, command):
+            if rule.catches(name, command, args):
                 return Verdict("deny", f"denied by the rule {describe(rule)}", True)
         if gated and self.mode == "read-only":
             return Verdict("deny", "read-only mode: tools that need approval do not run", True)
-        if any(rule.catches(name, command) for rule in self.ask):
+        if any(rule.catches(name, command, args) for rule in self.ask):
             return Verdict("allow" if self.mode == "auto" else "ask",
                            why or "a settings rule asks for it", True)
-        if any(rule.allows(name, command) for rule in self.allow):
+        if any(rule.allows(name, command, args) for rule in self.allow):
             return Verdict("allow", "allowed by a rule", gated)
         if gated and skill_name and skill_name in self.approved_skills:
             return Verdict("allow", f"skill {skill_name} approved for this session", True)

@@ -327,7 +327,7 @@ def _verdict(ctx: AgentContext, call: dict[str, Any]
     args = call.get("args") or {}
     gated, why, outside = policy.gate(name=call["name"], args=args, skill=skill, tool=tool)
     command = command_text(tool, args)
-    verdict = policy.decide(name=call["name"], command=command,
+    verdict = policy.decide(name=call["name"], command=command, args=args,
                             skill_name=skill.name if skill else "", gated=gated, why=why)
     if verdict.action != "ask":
         return (verdict.action, verdict.why, verdict.gated), None

@@ -1,24 +1,16 @@
-"""How a permission rule's pattern meets a tool call: shell commands as words, other tools as data.
+"""How a permission rule's pattern meets a tool call: shell commands as words, arguments as data.
 
 A shell command (`bash -c '…'` read as the script inside) is split into words as bash splits
 them; every simple command is found, those in `$(…)`, backticks, `(…)` and `<(…)` included.
-
-- An **allow** pattern matches one simple command, a glob per word (a last word ending in `*`
-  also accepts any further words). Anything more (`;`, `&&`, `|`, `&`, a newline, a substitution,
-  a redirection, `${…}`, `$'…'`, a comment, a brace expansion) or a control character: no match,
-  so it is asked. An expansion (`$X`) is accepted only where a trailing `*` accepts anything.
-  A pattern whose only glob characters are `[*]`, `[?]`, `[[]` (what "always allow this exact
-  command" saves) also matches exactly its own text.
-- A **deny** (or ask) pattern is checked against every simple command in the line, scripts
-  passed as arguments (`bash -c "…"`, `eval '…'`) included. Its first word, the program, may
-  match any word of a command (`sudo rm`, `xargs rm`), by basename (`/bin/rm`) or as an
-  expansion; its options must all be among the options after it, short ones as a set of
-  letters (`-rf` = `-r -f` = `-fr`), a long one as its first letter (`--force` = `-f`), case
-  ignored; its other words must each match some word after it. An unparseable line matches
-  when it holds the program as a word. The plain glob over the whole text still matches too.
-
-Other tools: a glob over the arguments' compact JSON, or `key=glob` over one argument (an allow
-never matches a value with a `..` path segment). README.md § Approvals has the examples.
+An **allow** pattern matches one simple command, a glob per word (a last word ending in `*`
+accepts any further words); a line with more (operators, substitutions, redirections, `${…}`,
+a comment) or a control character never matches, so it is asked. A pattern whose only glob
+characters are `[*]`, `[?]`, `[[]` (an "always allow this exact command") also matches exactly
+its own text. A **deny** (or ask) pattern is checked against every simple command, scripts in
+arguments (`bash -c "…"`) included: its program may be any word of a command, by basename;
+its options are a set of letters (`-rf` = `-r -f`, `--force` = `-f`, case ignored).
+`key=glob` reads one argument of any tool (not a shell script); other tools' patterns are
+globs over their arguments' compact JSON; `*` is every call. README.md § Rule patterns.
 """
 
 from __future__ import annotations
@@ -294,23 +286,32 @@ def json_args(command: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _args_match(pattern: str, args: dict, command: str, allow: bool) -> bool:
+def _key_glob(pattern: str, args: dict | None) -> tuple[str, str] | None:
+    """`key=glob` when `key` names one of this call's arguments, else None."""
     m = KEY_GLOB.fullmatch(pattern)
-    if m is None:
-        return fnmatch.fnmatchcase(command, pattern)
-    if m.group(1) not in args:
-        return False
-    value = args[m.group(1)]
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    if allow and UP.search(text):
-        return False
-    return fnmatch.fnmatchcase(text, m.group(2))
+    return (m.group(1), m.group(2)) if m and isinstance(args, dict) and m.group(1) in args else None
 
 
-def allow_matches(pattern: str, command: str) -> bool:
+def _data_match(pattern: str, command: str, args: dict | None, allow: bool) -> bool | None:
+    """A pattern read against the arguments as data; None when it is a shell-words pattern: a
+    shell tool's script (`bash -c …`) is never matched as text."""
+    data = json_args(command)
+    if data is None and unwrap(command) != command:
+        return None
+    if (kg := _key_glob(pattern, data if data is not None else args)) is not None:
+        value = (data if data is not None else args)[kg[0]]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return not (allow and (UP.search(text) or CONTROL.search(text))) \
+            and fnmatch.fnmatchcase(text, kg[1])
+    return fnmatch.fnmatchcase(command, pattern) if data is not None else None
+
+
+def allow_matches(pattern: str, command: str, args: dict | None = None) -> bool:
     """Whether an allow rule's pattern lets this call run without asking."""
-    if (args := json_args(command)) is not None:
-        return _args_match(pattern, args, command, allow=True)
+    if pattern.strip() == "*":
+        return True  # `tool(*)` is `tool`: every call
+    if (hit := _data_match(pattern, command, args, allow=True)) is not None:
+        return hit
     pattern, command = unwrap(pattern), unwrap(command)
     if (exact := exact_text(pattern)) is not None and exact == command:
         return True
@@ -329,10 +330,10 @@ def _words_match(pattern: list[str], cmd: Command) -> bool:
                for glob, word, dyn in zip(fixed, cmd.words, cmd.dynamic))
 
 
-def deny_matches(pattern: str, command: str) -> bool:
+def deny_matches(pattern: str, command: str, args: dict | None = None) -> bool:
     """Whether a deny (or ask) rule's pattern catches this call, however the line is written."""
-    if (args := json_args(command)) is not None:
-        return _args_match(pattern, args, command, allow=False)
+    if (hit := _data_match(pattern, command, args, allow=False)) is not None:
+        return hit
     if fnmatch.fnmatchcase(command, pattern):
         return True
     if (exact := exact_text(unwrap(pattern))) is not None and exact == unwrap(command):

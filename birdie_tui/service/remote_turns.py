@@ -215,8 +215,8 @@ class RemoteTurns:
             session_rules=str_list(self._meta.get("approval_rules")),
             approved_skills=str_list(self._meta.get("approved_skills")))
         return policy.decide(name=request.name, command=request.command,
-                             skill_name=request.skill, gated=True,
-                             why=request.why).action == "allow"
+                             skill_name=request.skill, gated=True, why=request.why,
+                             args=request.args).action == "allow"
 
     async def _remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
         """An "always" answer saved in the thread's metadata (the graph reads it each run)."""

@@ -25,8 +25,11 @@ from .conftest import collect
 REPO = Path(__file__).resolve().parents[2]
 SHELL_SKILL = REPO / "skills" / "shell" / "SKILL.MD"
 RUN_BASH = next(t for t in parse_skill_file(SHELL_SKILL).tools if t.name == "run_bash")
-WRITE_FILE = SkillTool(name="write_file", description="", entrypoint="python:tools.write",
-                       schema={"properties": {"path": {}, "content": {}}})
+# The bundled write_file: a bash: tool whose own template chains commands (`>`, `&&`, `$(…)`).
+WRITE_FILE = next(t for t in parse_skill_file(REPO / "skills" / "filesystem" / "SKILL.MD").tools
+                  if t.name == "write_file")
+PY_TOOL = SkillTool(name="store", description="", entrypoint="python:tools.store",
+                    schema={"properties": {"path": {}, "content": {}}})
 
 
 def shown(command: str) -> str:
@@ -37,9 +40,9 @@ def shown(command: str) -> str:
 def verdict(rules: dict, command: str, tool=RUN_BASH, args=None) -> str:
     policy = ApprovalPolicy.build(mode="ask", settings_rules=rules, session_rules=[],
                                   approved_skills=[])
-    text = command_text(tool, args if args is not None else {"command": command})
-    return policy.decide(name=tool.name, command=text, skill_name="Shell", gated=True,
-                         why="asks").action
+    args = args if args is not None else {"command": command}
+    return policy.decide(name=tool.name, command=command_text(tool, args), args=args,
+                         skill_name="Shell", gated=True, why="asks").action
 
 
 def readme_examples() -> list[tuple[str, str, str, bool]]:
@@ -129,7 +132,7 @@ CHAINED = [
 @pytest.mark.parametrize("command", CHAINED)
 def test_an_allow_rule_never_covers_a_chained_line(command):
     """Anything beyond one simple command (or a control character) is asked, not allowed."""
-    for rule in ("run_bash(git status*)", "run_bash(git status *)", "run_bash(*)"):
+    for rule in ("run_bash(git status*)", "run_bash(git status *)", "run_bash(command=git*)"):
         assert verdict({"allow": [rule]}, command) == "ask", rule
 
 
@@ -212,19 +215,40 @@ def test_non_shell_tools_keep_the_json_glob_and_gain_key_globs():
     """Other tools: a glob over the arguments' compact JSON still works; `key=glob` reads one
     argument, and an allow never matches a `..` segment while a deny still catches it."""
     args = {"path": "docs/a.md", "content": "x"}
-    assert verdict({"allow": ['write_file(*"path": "docs/*)']}, "", WRITE_FILE, args) == "allow"
-    assert verdict({"allow": ["write_file(path=docs/*)"]}, "", WRITE_FILE, args) == "allow"
+    assert verdict({"allow": ['store(*"path": "docs/*)']}, "", PY_TOOL, args) == "allow"
+    assert verdict({"allow": ["store(path=docs/*)"]}, "", PY_TOOL, args) == "allow"
     up = {"path": "docs/../../etc/x", "content": "x"}
-    assert verdict({"allow": ["write_file(path=docs/*)"]}, "", WRITE_FILE, up) == "ask"
-    assert verdict({"deny": ["write_file(path=docs/*)"]}, "", WRITE_FILE, up) == "deny"
-    assert verdict({"allow": ["write_file(mode=*)"]}, "", WRITE_FILE, args) == "ask"
+    assert verdict({"allow": ["store(path=docs/*)"]}, "", PY_TOOL, up) == "ask"
+    assert verdict({"deny": ["store(path=docs/*)"]}, "", PY_TOOL, up) == "deny"
+    assert verdict({"allow": ["store(mode=*)"]}, "", PY_TOOL, args) == "ask"
+
+
+def test_a_bash_tool_whose_template_chains_commands_is_matched_by_its_arguments():
+    """The bundled write_file's own template has `>` and `&&`: `write_file(*)` and
+    `write_file(path=docs/*)` still allow it (its values are data, never syntax), and a
+    `..` path or a control character in the value is asked."""
+    args = {"path": "docs/a.md", "content": "x; rm -rf ~"}
+    assert verdict({"allow": ["write_file(*)"]}, "", WRITE_FILE, args) == "allow"
+    assert verdict({"allow": ["write_file(path=docs/*)"]}, "", WRITE_FILE, args) == "allow"
+    for path in ("docs/../.bashrc", "docs/a\x1b]52;c;eA==\x07"):
+        bad = {"path": path, "content": "x"}
+        assert verdict({"allow": ["write_file(path=docs/*)"]}, "", WRITE_FILE, bad) == "ask"
+    assert verdict({"deny": ["write_file(path=*.bashrc)"]}, "", WRITE_FILE,
+                   {"path": "docs/../.bashrc", "content": "x"}) == "deny"
+
+
+def test_a_star_pattern_is_every_call_and_a_script_is_never_read_as_a_text_glob():
+    """`run_bash(*)` is `run_bash`: every call, chained ones too. `command=git*` does not read
+    run_bash's script as text (it would let `git status; rm` through): it matches nothing."""
+    assert verdict({"allow": ["run_bash(*)"]}, "git status; touch x") == "allow"
+    assert verdict({"allow": ["run_bash(command=git*)"]}, "git status") == "ask"
 
 
 def test_ten_thousand_nested_substitutions_neither_crash_nor_slip_through():
     """A line nested past any sane depth is unparseable: no allow rule matches it, and a deny
     rule still catches the program it names."""
     command = "$(" * 10_000 + "rm -rf y" + ")" * 10_000
-    assert not allow_matches("*", shown(command))
+    assert not allow_matches("echo *", shown(command))
     assert deny_matches("rm -rf*", shown(command))
     assert deny_matches("rm -rf*", shown("git status " + "\"$(" * 5_000 + "rm -rf y"))
 
