@@ -24,7 +24,7 @@ from birdie_tui.agent.compaction import (
 )
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.provenance import CallContext, history_records
-from birdie_tui.agent.window import DEFAULT_CONTEXT_WINDOW, message_tokens
+from birdie_tui.agent.window import DEFAULT_CONTEXT_WINDOW, message_over_window, message_tokens
 from birdie_tui.providers.tokens import estimate_tokens
 
 PROMPT_SETTINGS = ("skill_loading", "skill_decay_turns", "skill_max_loaded", "auto_compact")
@@ -111,10 +111,16 @@ class CompactOps:
         begin, end = span
         before = self.context_estimate(messages, prior)
         summary = await self._summarise(messages[begin:end], prior, instructions)
+        after = self.context_estimate(messages[end:], summary)
+        if after >= before:  # nothing freed: keep the history as it was, and say so
+            if auto:
+                return None
+            raise EngineError(
+                f"Compacting would not make the context smaller (≈{before:,} → ≈{after:,} "
+                "tokens): nothing was changed. Most of it is the last turns, kept as they are.")
         await self._graph.aupdate_state(
             self._config(), {"summary": summary, "summary_through": messages[end - 1].id},
             as_node="agent")
-        after = self.context_estimate(messages[end:], summary)
         return Compaction(messages=end - begin, summarised=end, kept=len(messages) - end,
                           tokens_before=before, tokens_after=after, summary=summary, auto=auto)
 
@@ -130,6 +136,13 @@ class CompactOps:
         if not text:
             raise EngineError("the model returned an empty summary; nothing was compacted")
         return text
+
+    def message_problem(self, text: str) -> str | None:
+        """Why `text` cannot be sent to this model (window.message_over_window), or None."""
+        last = self.last_call
+        fixed = sum(s.tokens for s in last.segments if s.kind not in ("history", "summary")) \
+            if last is not None else 0
+        return message_over_window(text, self.context_window, fixed_tokens=fixed)
 
     def context_estimate(self, visible: list[Any], summary: str) -> int:
         """Tokens the next call would carry without a budget cut: the last call's fixed part

@@ -52,6 +52,11 @@ class TurnOps:
         `text` (`--approve`, or a dialog asked again after a restart)."""
         text = scrub_surrogates(text)  # an argv byte that is not UTF-8 arrives as one
         meta = self.require_session()
+        # Checked before anything is saved: a message the model cannot take leaves no trace.
+        too_big = self.message_problem(text) if resume is None and text else None
+        if too_big is not None:
+            yield TurnError(message=too_big[0].upper() + too_big[1:])
+            return
         if not meta.saved:
             try:
                 self.persist_session()

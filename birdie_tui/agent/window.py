@@ -141,3 +141,21 @@ def history_budget(
     reserve = output_reserve(window) if reserve_output is None else max(0, reserve_output)
     margin = int(window * ESTIMATE_MARGIN)
     return max(MIN_HISTORY_BUDGET, window - max(0, fixed_tokens) - reserve - margin)
+
+
+def message_over_window(text: str, context_window_tokens: int | None, *,
+                        fixed_tokens: int = 0) -> str | None:
+    """Why a user message cannot go to the model (None when it fits, or the window is
+    unknown): its estimated tokens exceed the window less the fixed part (prompt, tools) and
+    the reply's reserve. The current turn is always sent whole, so neither the history budget
+    nor compaction can make room for it."""
+    if not context_window_tokens or context_window_tokens <= 0:
+        return None  # an unknown model: 32k is a guess, too small to refuse on
+    tokens = message_tokens(HumanMessage(content=text))
+    room = context_window_tokens - output_reserve(context_window_tokens) - max(0, fixed_tokens)
+    if tokens <= room:
+        return None
+    return (f"this message is ≈{tokens:,} tokens, over the ≈{max(room, 0):,} the model's "
+            f"{context_window_tokens:,}-token context window leaves for it (after the prompt "
+            "and room for the reply); it was not sent. Send less (save it to a file and ask "
+            "for the part that matters), or switch to a model with a bigger window (/model)")

@@ -21,6 +21,11 @@ class LocalContext:
     _emit: Callable[[Any], None]
     _emit_totals: Callable[[], None]
 
+    def check_message(self, text: str) -> str | None:
+        """Why `text` cannot be sent to the model (over its context window), or None."""
+        problem = self.engine.message_problem(text)
+        return problem[0].upper() + problem[1:] if problem else None
+
     async def contexts(self) -> list[CallContext]:
         """Every model call's provenance in this session, oldest first."""
         return await self.engine.contexts()

@@ -161,6 +161,13 @@ class RemoteCommands:
     def model_facts(self) -> ModelFacts:
         return self.catalog.model
 
+    def check_message(self, text: str) -> str | None:
+        """Over the server model's window (the server refuses it too), or None."""
+        from birdie_tui.agent.window import message_over_window
+
+        problem = message_over_window(text, self.catalog.model.context_window)
+        return problem[0].upper() + problem[1:] if problem else None
+
     def model_choices(self) -> list[ModelChoice]:
         label = self.catalog.model.label
         model = label.split(" · ", 1)[-1]

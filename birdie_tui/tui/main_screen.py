@@ -248,6 +248,9 @@ class MainScreen(ScreenActions, Screen):
             self.query_one(Composer).load_text(text)  # keep what they typed
             self.notify("Birdie is still answering — Esc cancels the running turn.",
                         severity="warning")
+        elif too_big := self.birdie.check_message(text):
+            self.query_one(Composer).load_text(text)  # not sent: nothing typed is lost
+            self.chat.add_error(too_big)
         else:
             self.start_turn(text)
 

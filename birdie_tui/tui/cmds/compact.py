@@ -9,11 +9,19 @@ from birdie_tui.tui.usage import UsageError
 from birdie_tui.tui.widgets.format import fmt_tokens
 
 AUTO_USAGE = "usage: /compact auto [off | <percent from 1 to 100>]"
+LITTLE_FREED = 0.05  # of the context: less than this freed is not reported as a success
 
 
 def compaction_sentence(messages: int, tokens_before: int, tokens_after: int) -> str:
-    """Compacted 42 messages into a summary: context ≈18.2k → ≈3.1k tokens. …"""
+    """Compacted 42 messages into a summary: context ≈18.2k → ≈3.1k tokens. …; one that freed
+    under `LITTLE_FREED` of the context says so instead of reading as a success."""
     noun = "message" if messages == 1 else "messages"
+    if tokens_before - tokens_after < tokens_before * LITTLE_FREED:
+        return (f"Compacting {messages} {noun} freed almost nothing: context "
+                f"≈{fmt_tokens(tokens_before, compact=True)} → "
+                f"≈{fmt_tokens(tokens_after, compact=True)} tokens. Most of it is the last "
+                "turns, which are kept as they are: send less, or switch to a model with a "
+                "bigger window (/model).")
     return (f"Compacted {messages} {noun} into a summary: context "
             f"≈{fmt_tokens(tokens_before, compact=True)} → "
             f"≈{fmt_tokens(tokens_after, compact=True)} tokens. The messages stay in the chat; "
