@@ -125,3 +125,14 @@ async def test_compact_through_the_real_door(birdie):
     assert ui.said[-1].startswith("Compacted 4 messages into a summary")
     await run(ui, "/compact auto 65")
     assert birdie.auto_compact_percent() == 65
+
+
+def test_a_compaction_that_freed_almost_nothing_does_not_read_as_a_success():
+    """≈70.1k → ≈70.0k is told as freeing almost nothing, with what to do; a real saving
+    keeps the usual sentence."""
+    from birdie_tui.tui.cmds.compact import compaction_sentence
+
+    little = compaction_sentence(4, 70_100, 70_000)
+    assert little.startswith("Compacting 4 messages freed almost nothing")
+    assert "≈70.1k → ≈70.0k" in little and "/model" in little
+    assert compaction_sentence(42, 18_200, 3_100).startswith("Compacted 42 messages")
