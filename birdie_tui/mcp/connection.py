@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from birdie_tui.mcp.config import ServerSpec
+from birdie_tui.mcp.errlog import ServerLog
 from birdie_tui.mcp.errors import MCPCallError, describe_failure
 from birdie_tui.secrets import scrub
 
 NOT_STARTED, STARTING, RUNNING, FAILED, EXITED, STOPPED = (
     "not started", "starting", "running", "failed", "exited", "stopped")
-LOG_LIMIT = 1_000_000  # bytes; a bigger log is rotated to .1 when the server starts
 STOP_TIMEOUT = 8.0  # stdio_client itself waits 2 s, then terminates the process tree
 
 
@@ -50,7 +50,6 @@ class ServerConnection:
         self._ready: asyncio.Future | None = None
         self._stop = asyncio.Event()
         self._closed = asyncio.Event()  # the transport is gone: exit, crash or stop
-        self._log_start = 0  # where this run's part of the log begins
 
     @property
     def alive(self) -> bool:
@@ -124,8 +123,10 @@ class ServerConnection:
 
     def _fail_start(self, exc: BaseException, log: Any) -> None:
         if self.state != FAILED:
+            if log is not None:
+                log.settle()  # the server's last words reach the file before they are quoted
             self.fail(describe_failure(exc, self.spec, self.start_timeout, self.log_path,
-                                       self._log_start))
+                                       log.start if log is not None else 0))
             _note(log, f"failed: {self.error}")
             if self.on_failed is not None and not self._stop.is_set():
                 with contextlib.suppress(Exception):  # remembering is a nicety, never a crash
@@ -151,7 +152,10 @@ class ServerConnection:
             command, args = wrap(spec.command or "", list(spec.args))
             params = StdioServerParameters(command=command, args=args,
                                            env=dict(spec.env) or None, cwd=spec.cwd)
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=log))
+            # stderr goes through a pipe into the capped log (mcp.errlog), never to the file.
+            read, write = await stack.enter_async_context(
+                stdio_client(params, errlog=log.stderr()))
+            log.spawned()
         elif spec.transport == "sse":
             from mcp.client.sse import sse_client
 
@@ -189,17 +193,11 @@ class ServerConnection:
             _note(log, f"[{params.level}] {params.data}")
         return write
 
-    def _open_log(self):
+    def _open_log(self) -> ServerLog:
         from birdie_tui.store.paths import ensure_dir
 
         ensure_dir(self.log_path.parent)
-        with contextlib.suppress(OSError):
-            if self.log_path.stat().st_size > LOG_LIMIT:
-                self.log_path.replace(self.log_path.with_name(self.log_path.name + ".1"))
-        log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
-        self._log_start = log.tell()
-        with contextlib.suppress(OSError):
-            os.chmod(self.log_path, 0o600)
+        log = ServerLog(self.log_path)
         _note(log, f"starting {self.spec.transport}: {self.spec.target}")
         return log
 
