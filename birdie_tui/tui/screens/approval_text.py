@@ -34,8 +34,25 @@ RULE_CHARS = 400  # of a rule in the preview under the choices (the call above s
 def choices_for(request: Any) -> list[tuple[str, str, str]]:
     """The dialog's choices for this request (no skill choice for a call without a skill)."""
     tool, skill = _cut(literal(request.name)), _cut(literal(request.skill))
-    return [(choice, key, label.format(tool=tool, skill=skill))
+    return [(choice, key, _call_label(request, label).format(tool=tool, skill=skill))
             for choice, key, label in CHOICES if choice != "skill" or request.skill]
+
+
+def shows_call(request: Any) -> bool:
+    """A file write is shown as its diff, not as the command line behind the tool: an
+    "always" for it is spoken of as this exact call (tool and arguments)."""
+    return request.diff is not None
+
+
+def _call_label(request: Any, label: str) -> str:
+    return label.replace("exact command", "exact call") if shows_call(request) else label
+
+
+def call_text(request: Any) -> str:
+    """The call as the user thinks of it: `write_file(path="a.txt", content="x")`."""
+    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
+                     for key, value in request.args.items())
+    return f"{request.name}({args})"
 
 
 def _cut(name: str) -> str:
@@ -130,23 +147,30 @@ def saved_item(request: Any, choice: str) -> str:
 def preview(request: Any, choice: str | None, key: str) -> Content:
     """The two lines under the choices: for an "always" choice, exactly what will be saved
     and what it lets through; otherwise the keys."""
+    if choice == "command" and shows_call(request):  # the same rule, said as the call
+        return _saves("Saves a rule for this exact call ", visible(call_text(request)),
+                      "this call with these same arguments runs without asking", key)
     if choice in REMEMBERED:
         item = visible(saved_item(request, choice))
-        if len(item) > RULE_CHARS:
-            item = f"{item[:RULE_CHARS]}… ({len(item):,} characters)"
         head, effect = {
             "command": ("Saves the rule ", "this exact command runs without asking"),
             "tool": ("Saves the rule ", f"every {literal(request.name)} call runs without asking"),
             "skill": ("Approves the skill ", "all its tools run without asking"),
         }[choice]
-        return Content.assemble(
-            (head, "bold $foreground"), (item, "bold $accent"),
-            (f" — {effect} in this session", "$foreground"),
-            "\n", f"{key} again or enter: allow and save · esc: back")
+        return _saves(head, item, effect, key)
     if choice is not None:
         return Content("enter: confirm · esc: back\n")
     return Content("letter or click: answer · ↑↓ enter: choose · pgup/pgdn: scroll\n"
                    "esc: not now — the call stays pending, asked again later")
+
+
+def _saves(head: str, item: str, effect: str, key: str) -> Content:
+    if len(item) > RULE_CHARS:
+        item = f"{item[:RULE_CHARS]}… ({len(item):,} characters)"
+    return Content.assemble(
+        (head, "bold $foreground"), (item, "bold $accent"),
+        (f" — {effect} in this session", "$foreground"),
+        "\n", f"{key} again or enter: allow and save · esc: back")
 
 
 def visible(text: str) -> str:

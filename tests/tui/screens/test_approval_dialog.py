@@ -326,3 +326,18 @@ def test_a_multi_line_rule_is_shown_on_one_line():
     """A rule holding line breaks or tabs is previewed on one line: ⏎ for a break, and a tab
     or an escape shown as such (`\\t`, `␛`)."""
     assert visible("a\nb\tc\x1b[2J") == "a⏎b\\tc␛[2J"
+
+
+def test_always_for_a_file_write_speaks_of_the_call_not_the_shell_template():
+    """For a write shown as a diff, "always" names the call (tool and arguments), not the
+    `printf … > path` command line behind the tool; a shell command keeps its command."""
+    from birdie_tui.tui.screens.approval_text import choices_for, preview
+
+    labels = {choice: label for choice, _, label in choices_for(WRITE)}
+    assert labels["command"] == "Always allow this exact call"
+    shown = preview(WRITE, "command", "c").plain
+    assert 'write_file(path="notes.txt", content="one\\nTWO\\n")' in shown
+    assert "printf" not in shown
+    assert {c: label for c, _, label in choices_for(COMMAND)}["command"] == \
+        "Always allow this exact command"
+    assert "Saves the rule run_bash(bash -c 'ls -la " in preview(COMMAND, "command", "c").plain
