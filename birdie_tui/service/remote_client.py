@@ -52,14 +52,23 @@ class Wire:
     may be called from a worker thread)."""
 
     def __init__(self, url: str, *, api_key: str | None = None) -> None:
+        import httpx
         from langgraph_sdk import get_client, get_sync_client
 
+        from birdie_tui.network import network_timeout, quiet_client_libraries
+
+        quiet_client_libraries()
         self.url = normal_url(url)
         self.host = host_of(self.url)
         self.shown = shown_url(self.url)  # what /info and error lines show
         # api_key None: never send a LangSmith key from the environment to this server.
-        self.aio = get_client(url=self.url, api_key=api_key)
-        self.sync = get_sync_client(url=self.url, api_key=api_key)
+        # Bounded waits (the SDK's own read timeout is 300 s): a server that accepts and never
+        # answers, or dies mid-run, is said within $BIRDIE_NETWORK_TIMEOUT; a working server
+        # sends a heartbeat every 5 s, so a long turn never trips it.
+        self.timeout = network_timeout()
+        timeout = httpx.Timeout(self.timeout)
+        self.aio = get_client(url=self.url, api_key=api_key, timeout=timeout)
+        self.sync = get_sync_client(url=self.url, api_key=api_key, timeout=timeout)
 
     async def call(self, make: Callable[[], Awaitable[T]], *, thread: str | None = None) -> T:
         try:
@@ -102,6 +111,11 @@ def describe(exc: BaseException, url: str, thread: str | None = None) -> str:
     if status == 409:
         return (f"session {thread} is busy: another client is running a turn on it"
                 if thread else "the server is busy with a turn on that session")
+    if isinstance(exc, httpx.TimeoutException) and status is None:
+        from birdie_tui.network import TIMEOUT_ENV, network_timeout
+
+        return (f"the LangGraph server at {shown_url(url)} did not answer within "
+                f"{network_timeout():g} s (${TIMEOUT_ENV})")
     if isinstance(exc, (httpx.TransportError, OSError)) and status is None:
         return f"cannot reach the LangGraph server at {shown_url(url)}: {one_line(exc)}"
     if status is not None:
