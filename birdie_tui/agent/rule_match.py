@@ -31,6 +31,8 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 KEY_GLOB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 UP = re.compile(r"(^|[/\\])\.\.([/\\]|$)")
 SCRIPTY = re.compile(r"[\s;&|$`()<>]")
+BRACES = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")  # {a,b} {1..3}: one word becomes several
+RUN, DQ_RUN = re.compile(r"[^\s;&|<>()`\\$'\"#{]*"), re.compile(r"[^\"`\\$]*")
 
 
 @dataclass
@@ -43,7 +45,7 @@ class Command:
 class Line:
     commands: list[Command] = field(default_factory=list)
     compound: bool = False  # anything beyond words: operators, substitutions, redirections...
-    control: bool = False
+    control: bool = False  # a control character anywhere
     broken: bool = False  # unterminated or too deeply nested: bash would not read it as we do
 
     @property
@@ -68,10 +70,7 @@ class _Lexer:
 
     def run(self) -> Line:
         while self.i < self.n:
-            if self.frames[-1].kind == "dq":
-                self._dq()
-            else:
-                self._top(self.frames[-1])
+            self._dq() if self.frames[-1].kind == "dq" else self._top(self.frames[-1])
         if len(self.frames) > 1:
             self.line.broken = True
         for f in reversed(self.frames):
@@ -89,12 +88,10 @@ class _Lexer:
     def _end_word(self, f: _Frame) -> None:
         if f.cur is None:
             return
-        if f.redirect:
-            f.redirect = False
-        else:
+        if not f.redirect:
             f.cmd.words.append("".join(f.cur))
             f.cmd.dynamic.append(f.dyn)
-        f.cur, f.dyn = None, False
+        f.cur, f.dyn, f.redirect = None, False, False
 
     def _end_cmd(self, f: _Frame) -> None:
         self._end_word(f)
@@ -139,11 +136,11 @@ class _Lexer:
 
     def _close(self, f: _Frame, c: str) -> None:
         self.i += 1
-        if (c == ")") != (f.kind == "sub"):
-            self.line.broken = True  # a ")" with no "(": bash refuses the line
-            return
-        self._end_cmd(f)
-        self.frames.pop()
+        if (c == ")") != (f.kind == "sub"):  # a ")" with no "(": bash refuses the line
+            self.line.broken = True
+        else:
+            self._end_cmd(f)
+            self.frames.pop()
 
     def _word_char(self, c: str, dq: bool) -> None:
         if c == "\\":
@@ -163,10 +160,11 @@ class _Lexer:
             self._add("")
             self._push("dq", 1)
         else:
-            if c == "{" and not dq and re.match(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}", self.t[self.i:]):
-                self.line.compound = True  # brace expansion makes several words of one
-            self._add(c)
-            self.i += 1
+            if c == "{" and not dq and BRACES.match(self.t, self.i):
+                self.line.compound = True
+            end = (DQ_RUN if dq else RUN).match(self.t, self.i + 1).end()  # plain text in one step
+            self._add(self.t[self.i:end])
+            self.i = end
 
     def _dq(self) -> None:
         c = self.t[self.i]

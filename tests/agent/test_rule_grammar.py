@@ -280,3 +280,24 @@ async def test_the_engine_asks_for_a_chained_line_an_allow_rule_would_have_run(
         assert asked == ["git status; touch made"] and not (tmp_path / "made").exists()
     finally:
         await engine.aclose()
+
+
+def test_the_exact_saved_rule_for_a_chained_template_tool_is_that_call_only():
+    """"Always allow this exact command" for the bundled write_file (its template chains
+    commands) allows that very call again and no other path or content."""
+    args = {"path": "notes.md", "content": "hello *"}
+    request = ApprovalRequest(id="1", name="write_file", args=args,
+                              command=command_text(WRITE_FILE, args))
+    rules = {"allow": [request.rule_for("command")]}
+    assert verdict(rules, "", WRITE_FILE, args) == "allow"
+    assert verdict(rules, "", WRITE_FILE, {**args, "content": "hello x"}) == "ask"
+    assert verdict(rules, "", WRITE_FILE, {**args, "path": "other.md"}) == "ask"
+
+
+@pytest.mark.parametrize("command", ["{" * 50_000, "${" * 50_000, "$'" * 50_000, "`" * 50_001,
+                                     "(" * 50_000, "a " * 100_000, "\"$(" * 20_000])
+def test_huge_hostile_lines_get_an_answer(command):
+    """Pathological lines are read to the end without recursion errors: no allow, and a deny
+    rule for a program the line never names does not fire."""
+    assert not allow_matches("git status*", shown(command))
+    assert not deny_matches("rm -rf*", shown(command))
