@@ -51,7 +51,10 @@ class RenameScreen(GuardedModal[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="rename-dialog"):
             yield Label("Rename session", id="rename-title")
-            yield GuardedInput(self.current_title, placeholder="session title", id="rename-input")
+            # The cursor at the end of the old title, nothing selected: a key adds to it
+            # rather than replacing the whole title.
+            yield GuardedInput(self.current_title, placeholder="session title", id="rename-input",
+                               select_on_focus=False)
             yield Static("enter save · esc cancel", id="rename-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

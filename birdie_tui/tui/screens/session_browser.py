@@ -28,6 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.worker import Worker, WorkerState
 
+from birdie_tui.screen_text import one_line
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.rename import RenameScreen
 # Row text and matching live with the list; imported here too, where they always were.
@@ -332,7 +333,10 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         session_id = self.highlighted_id
         if session_id is None:
             return
-        message = f"Delete session {session_id}? This removes its history."
+        row = self.row(session_id)
+        # Named by its title too: an id alone does not say which conversation goes.
+        title = f" \u201c{one_line(row.title)}\u201d" if row and row.title else ""
+        message = f"Delete session {session_id}{title}? This removes its history."
         self.app.push_screen(ConfirmScreen(message), partial(self._delete, session_id))
 
     async def _rename(self, session_id: str, old_title: str, title: str | None) -> None:

@@ -151,3 +151,16 @@ async def test_rename_ignores_keys_typed_before_it_showed():
         await deliver(pilot, app, stale)
         assert app.result is NOT_DISMISSED
         assert app.screen.query_one("#rename-input", Input).value == "Old title"
+
+
+async def test_rename_puts_the_cursor_at_the_end_of_the_old_title():
+    """Rename opens with the cursor after the old title and nothing selected: typing adds
+    to the title instead of replacing it."""
+    app = ScreenHarness(lambda: RenameScreen("Old title"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        field = app.screen.query_one("#rename-input", Input)
+        assert field.cursor_position == len("Old title") and field.selection.is_empty
+        await pilot.press(*" 2", "enter")
+        await pilot.pause()
+        assert app.results == ["Old title 2"]

@@ -255,14 +255,17 @@ async def test_rename_cancelled_changes_nothing():
 
 
 async def test_ctrl_d_asks_and_enter_escape_and_y_all_keep():
-    """Ctrl+D asks first; y gives no answer, and Enter or Esc keeps the session."""
+    """Ctrl+D asks first, naming the session's title; y gives no answer, and Enter or Esc
+    keeps the session."""
     actions = MemorySessions(sample_rows())
     app = browser_app(actions)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("up", "ctrl+d")  # s3
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        assert app.screen.message == "Delete session s3? This removes its history."
+        # named by its title as well as its id
+        assert app.screen.message == \
+            "Delete session s3 \u201cWeather in Lisbon\u201d? This removes its history."
         await pilot.press("y")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)  # no letter answers
