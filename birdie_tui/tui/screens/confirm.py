@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
+from birdie_tui.screen_text import clean
 from birdie_tui.tui.screens.dialog import GuardedModal
 
 HINT = "enter keep · tab then enter to {action} · esc keep"
@@ -70,7 +71,7 @@ class ConfirmScreen(GuardedModal[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
-            yield Static(Content(self.message), id="confirm-message")
+            yield Static(Content(clean(self.message)), id="confirm-message")
             with Horizontal(id="confirm-buttons"):
                 yield Button(self.action_label, id="confirm-delete", variant="error")
                 yield Button(self.keep_label, id="confirm-keep", variant="primary")
