@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from birdie_tui.regular_files import read_regular
+
 
 def birdie_home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("BIRDIE_HOME", "~/.birdie")).expanduser()
@@ -27,7 +29,7 @@ def saved_theme(environ: Mapping[str, str]) -> str | None:
     """The theme from settings.json, or None."""
     path = environ.get("BIRDIE_SETTINGS_FILE") or str(birdie_home(environ) / "settings.json")
     try:
-        value = json.loads(Path(path).read_text(encoding="utf-8")).get("theme")
+        value = json.loads(read_regular(path).decode("utf-8")).get("theme")  # a FIFO would block
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, str) else None

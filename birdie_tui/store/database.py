@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from birdie_tui.regular_files import read_regular
+
 from .memory import MemoryStore
 from .paths import BirdiePaths
 from .pg.urls import is_postgres_url, mask_url
@@ -43,7 +45,7 @@ def resolve_database_url(cli_value: str | None, environ: Mapping[str, str] = os.
 
 def _from_settings(paths: BirdiePaths) -> str | None:
     try:
-        data: Any = json.loads(paths.settings_file.read_bytes())
+        data: Any = json.loads(read_regular(paths.settings_file))  # a FIFO would block
     except (OSError, ValueError):  # missing or corrupt: settings.py reports (and recovers) it
         return None
     value = data.get(SETTINGS_KEY) if isinstance(data, dict) else None

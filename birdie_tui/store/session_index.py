@@ -40,6 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.regular_files import read_regular
+
 from .session_meta import SessionSummary
 
 __all__ = ["INDEX_NAME", "RACY_NS", "SESSION_FILE_RE", "SessionIndex"]
@@ -166,7 +168,7 @@ class SessionIndex:
 
     def _read(self) -> dict[str, Entry]:
         try:
-            data = json.loads(self.path.read_bytes())
+            data = json.loads(read_regular(self.path))  # a FIFO would block
         except (OSError, ValueError):  # ValueError covers bad JSON and bad UTF-8
             return {}
         if (not isinstance(data, dict) or data.get("format") != FORMAT

@@ -117,3 +117,21 @@ def test_read_regular_reads_a_regular_file_and_refuses_a_folder(tmp_path):
     assert read_regular(path, limit=3) == b"0123"
     with pytest.raises(IsADirectoryError):
         read_regular(tmp_path)
+
+
+def test_print_does_not_hang_on_a_fifo_settings_file(isolated_home):
+    """A FIFO at $BIRDIE_HOME/settings.json: `-p` answers, the file is reported and moved
+    aside (settings, the database URL and the theme are each read without blocking)."""
+    os.mkfifo(isolated_home / "settings.json")
+    proc = run_cli(isolated_home, "-p", "hello", timeout=90, env={"LLM_VENDOR": "offline"})
+    assert proc.returncode == 0, proc.stderr
+    assert "settings.json could not be read (not a regular file: a FIFO" in proc.stderr
+
+
+def test_saved_theme_skips_a_fifo(isolated_home):
+    """The first paint's theme lookup returns None for a FIFO settings.json, at once."""
+    from birdie_tui.service.first_paint import saved_theme
+
+    fifo = isolated_home / "settings.json"
+    os.mkfifo(fifo)
+    assert in_thread(saved_theme, {"BIRDIE_HOME": str(isolated_home)}, fifo=fifo) is None
