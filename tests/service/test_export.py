@@ -105,11 +105,24 @@ async def test_export_to_a_typed_path_asks_before_overwriting(birdie, tmp_path, 
 
 
 async def test_export_usage_and_empty_session(birdie, tmp_path, monkeypatch):
-    """Too many words is a usage toast; a session with no messages writes nothing."""
+    """A session with no messages writes nothing."""
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
     ui = Screen(birdie)
     await run(ui, "/export")
     assert "Nothing to export" in ui.said[-1] and list((tmp_path / "work").iterdir()) == []
     await run(ui, "/export json a b")
-    assert ui.toasts[-1][0] == "warning" and "usage: /export" in ui.toasts[-1][1]
+    assert "Nothing to export" in ui.said[-1] and list((tmp_path / "work").iterdir()) == []
+
+
+@pytest.mark.parametrize("line", ['/export "my file.md"', "/export my file.md",
+                                  "/export markdown my file.md", "/export 'my file.md'"])
+async def test_export_to_a_path_with_spaces(birdie, tmp_path, monkeypatch, line):
+    """A PATH with spaces is written as typed, quoted or not, with or without a format."""
+    monkeypatch.chdir(tmp_path)
+    await _turns(birdie)
+    ui = Screen(birdie)
+    await run(ui, line)
+    target = tmp_path / "my file.md"
+    assert target.is_file() and "## Turn 2" in target.read_text(encoding="utf-8")
+    assert str(target) in ui.said[-1] and not ui.toasts

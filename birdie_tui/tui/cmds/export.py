@@ -12,14 +12,13 @@ from pathlib import Path
 
 from birdie_tui.service import BirdieError
 from birdie_tui.tui.cmds.context import CommandContext
-from birdie_tui.tui.usage import UsageError
 
 FORMATS = {"markdown": ".md", "md": ".md", "json": ".json"}
 USAGE = "usage: /export [markdown|json] [PATH]"
 
 
 async def cmd_export(ctx: CommandContext, args: list[str], rest: str) -> None:
-    fmt, typed = parse_args(args)
+    fmt, typed = parse_args(args, rest)
     status = ctx.birdie.status()
     if not status.saved:
         ctx.say("Nothing to export yet: this session has no messages.", markdown=False)
@@ -43,16 +42,16 @@ async def cmd_export(ctx: CommandContext, args: list[str], rest: str) -> None:
         ctx.say(f"Exported this session ({fmt}) to `{written}`")
 
 
-def parse_args(args: list[str]) -> tuple[str, str]:
+def parse_args(args: list[str], rest: str = "") -> tuple[str, str]:
     """(format, PATH as typed or ""). Without a format word, a PATH ending in `.json` means
-    JSON and anything else Markdown."""
+    JSON and anything else Markdown. A PATH may hold spaces, quoted (`"my file.md"`) or not
+    (`my file.md`: the rest of the line, as typed)."""
     words = list(args)
     fmt = ""
     if words and words[0].lower() in FORMATS:
         fmt = "json" if words.pop(0).lower() == "json" else "markdown"
-    if len(words) > 1:
-        raise UsageError(USAGE)
-    typed = words[0] if words else ""
+        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+    typed = words[0] if len(words) == 1 else rest.strip() if words else ""
     if not fmt:
         fmt = "json" if typed.lower().endswith(".json") else "markdown"
     return fmt, typed
