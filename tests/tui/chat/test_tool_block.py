@@ -193,3 +193,28 @@ async def test_a_long_running_call_shows_its_elapsed_time_until_it_finishes():
         await pilot.pause()
         assert not block.clock_running and "running" not in block.title_text
         assert block.title_text.endswith("✓  1 line")
+
+
+async def test_hostile_output_keeps_colours_and_shows_the_rest_inertly():
+    """Tool output with colours, a title change, a clipboard write and a progress bar: the
+    colours become styles, the OSC strings show as `␛]…`, the bar shows its last state, and
+    the arguments spell out their escapes."""
+    app = ChatHarness()
+    async with app.run_test(size=(120, 40)) as pilot:
+        block = app.chat.add_tool_call("c1", "run_bash", {"command": "echo \x1b]0;t\x07\x9b2J"})
+        app.chat.finish_tool(
+            "c1", "\x1b[32mPASSED\x1b[0m\x1b]0;pwned\x07\n10%\r55%\r100%\n"
+                  "\x1b]52;c;ZXZpbA==\x07\x1b[?1049l end", False)
+        await pilot.pause()
+        block.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        text = plain(block)
+        assert "PASSED␛]0;…" in text and "100%" in text and "10%" not in text
+        assert "␛]52;…" in text and " end" in text and "\x1b" not in text
+        # The arguments as JSON (which escapes C0) with the rest spelled out (C1 here).
+        assert 'echo \\u001b]0;t\\u0007\\x9b2J"' in block.title_text
+        body = block.render()
+        green = [body.plain[span.start:span.end] for span in body.spans
+                 if "ansi=2)" in repr(span.style)]  # SGR 32: the terminal's own green
+        assert green == ["PASSED"], body.spans

@@ -2,8 +2,10 @@
 
 A single widget renders title and body as one Content: replaying a long session mounts
 hundreds of these, and one widget each keeps that fast. Tool output is arbitrary text (it may
-contain ``[brackets]``), so it is never parsed as markup. How much of the result shows follows
-the `/tool output` mode.
+contain ``[brackets]``), so it is never parsed as markup; nor can its escape sequences reach the
+terminal: colours are kept as styles, everything else is neutralised, and the call's name and
+arguments show every control character as such (`birdie_tui.screen_text`). How much of the
+result shows follows the `/tool output` mode.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
+
+from birdie_tui.screen_text import literal
+from birdie_tui.tui.widgets.safe_content import exact, output
 
 TOOL_OUTPUT_MODES = ("full", "short", "off")
 SHORT_LINES = 10
@@ -32,7 +37,7 @@ def compact_args(args: dict[str, Any], limit: int = TITLE_ARGS_CHARS) -> str:
         text = str(args)
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1]
-    text = " ".join(text.split())
+    text = literal(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -238,7 +243,7 @@ class ToolBlock(Static, can_focus=True):
 
     def _title(self) -> Content:
         arrow = "▸" if self.collapsed else "▾"
-        parts: list[str | tuple[str, str]] = [f"{arrow} ", (self._tool_name, "bold $text")]
+        parts: list[str | tuple[str, str] | Content] = [f"{arrow} ", exact(self._tool_name, "bold $text")]
         if self._mode != "off":
             parts.append(f"({compact_args(self._args)})")
         if self._cancelled:
@@ -255,14 +260,17 @@ class ToolBlock(Static, can_focus=True):
             parts += [mark, f"  {lines} line{'s' if lines != 1 else ''}"]
         return Content.assemble(*parts)
 
-    def _body(self) -> list[str | tuple[str, str]]:
+    def _body(self) -> list[str | Content]:
         if self.collapsed or self._mode == "off":
             return []
         args = json.dumps(self._args, indent=2, ensure_ascii=False, default=str) if self._args else "(no arguments)"
-        parts: list[str | tuple[str, str]] = ["\n", _indent(args)]
+        parts: list[str | Content] = ["\n", exact(_indent(args))]
         shown = self.result_text
         if shown:
-            parts += ["\n", (_indent(shown), "$error" if self._error else "$text")]
+            result = output(shown)
+            lines = [Content(BODY_INDENT) + line for line in result.split("\n")]
+            parts += ["\n", Content("\n").join(lines).stylize_before(
+                "$error" if self._error else "$text")]
         return parts
 
     def _redraw(self) -> None:
