@@ -123,6 +123,10 @@ def to_markdown(title: str, preamble: list[dict[str, Any]], turns: list[Turn],
         lines += context_lines(turn.calls)
         for item in turn.items[1:]:
             lines += message_lines(item)
+    if turns and turns[-1].items[-1]["role"] != "assistant":
+        # No reply after it: the process died mid-turn (kill -9), or runs it right now.
+        lines += ["### Birdie", "", "*[interrupted]* — no reply was saved; /retry runs the "
+                  "turn again", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -122,7 +122,9 @@ class SessionOps:
             self.set_skill_enabled(name, True)
         for name in disable:
             self.set_skill_enabled(name, False)
-        history, _ = await self.repaired_history()
+        # A turn still open here was cut short by a process that died (kill -9, a crash):
+        # closed with the same mark as one stopped by SIGTERM or Esc.
+        history, _ = await self.repaired_history(partial_reply="")
         self.ledger.show_history(history)
         return SessionOpened(id=meta.id, new=new)
 

@@ -235,3 +235,43 @@ async def test_kills_at_spread_out_moments_of_a_paced_turn(tmp_path, isolated_ho
         # next open: the counts are checked after the session goes on.
         await check_on_disk(isolated_home, session_id, kept, counts=False)
         kept = await continue_session(isolated_home, skills, session_id, f"after {delay}")
+
+
+@pytest.mark.slow
+async def test_a_turn_killed_mid_stream_is_marked_interrupted_when_continued(tmp_path,
+                                                                             isolated_home):
+    """After kill -9 mid-stream, the Markdown export marks the reply-less turn as
+    interrupted with the /retry hint, and opening the session (as `-c` does) closes it with
+    the same `[interrupted]` reply a SIGTERM leaves; /retry then takes that turn back."""
+    from birdie_tui.agent.engine import INTERRUPTED_MARK, Engine, EngineOptions
+    from birdie_tui.providers.config import ProviderConfig
+
+    skills = tmp_path / "skills"
+    (skills / "worker").mkdir(parents=True)
+    (skills / "worker" / "SKILL.MD").write_text(SKILL)
+    message = "a long enough message to stream for a while " * 3
+    run = Run(isolated_home, skills, message, tps=40)
+    try:
+        kill_at(run, "mid-stream", isolated_home)
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+    session_id = run.events[0]["id"]
+    assert isinstance((await raw_history(isolated_home, session_id))[-1], HumanMessage)
+    exported = subprocess.run([sys.executable, "-m", "birdie_tui.cli", "sessions", "export",
+                               session_id], env=clean_env(isolated_home),
+                              capture_output=True, text=True, timeout=120)
+    assert exported.stdout.rstrip().endswith(
+        "*[interrupted]* — no reply was saved; /retry runs the turn again")
+
+    engine = Engine(EngineOptions(skills_dirs=[skills], provider=ProviderConfig(vendor="offline")))
+    await engine.start()
+    try:
+        await engine.open_session(session_id)
+        history = await engine.messages()
+        assert [type(m).__name__ for m in history] == ["HumanMessage", "AIMessage"]
+        assert history[-1].content == INTERRUPTED_MARK
+        assert history_problems(history) == []
+        assert (await engine.take_last_turn()).strip() == message.strip()
+    finally:
+        await engine.aclose()
