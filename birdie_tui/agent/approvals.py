@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from birdie_tui.agent.rule_match import allow_matches, deny_matches
 
 # The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).
 APPROVED_SKILLS = "approved_skills"
@@ -147,12 +146,16 @@ class Rule:
         """As an allow rule: this exact call shape, nothing chained to it."""
         if self.tool not in (tool, "*"):
             return False
+        from birdie_tui.agent.rule_match import allow_matches  # widgets import this module
+
         return self.pattern is None or allow_matches(self.pattern, command, args)
 
     def catches(self, tool: str, command: str, args: dict[str, Any] | None = None) -> bool:
         """As a deny or ask rule: anywhere in the line, however it is spelled."""
         if self.tool not in (tool, "*"):
             return False
+        from birdie_tui.agent.rule_match import deny_matches
+
         return self.pattern is None or deny_matches(self.pattern, command, args)
 
 
