@@ -111,6 +111,10 @@ PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o 
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
 ctrl+b skills sidebar · ctrl+t side panel · ctrl+g context panel (←/→ turns, shift+←/→
 calls) · shift+tab approval mode (ask → auto → read-only) · ctrl+p palette · ctrl+q quit
+
+**Copy** — drag with the mouse to select text in the chat, then ctrl+c copies it (a selection
+in the composer is copied first). With nothing selected ctrl+c does not quit: it says that
+ctrl+q does.
 """
 
 

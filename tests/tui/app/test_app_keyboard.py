@@ -218,3 +218,30 @@ async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
         assert not isinstance(app.screen, SessionBrowser)
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
+
+
+async def test_ctrl_c_copies_the_chat_selection_and_otherwise_says_ctrl_q_quits(make_app):
+    """With text selected in the chat, ctrl+c copies it (the composer has focus and nothing
+    selected); with nothing selected it does not quit but says ctrl+q does; /help says so."""
+    from textual.selection import Selection
+
+    app = make_app()
+    copied: list[str] = []
+    app.copy_to_clipboard = copied.append  # what the terminal would get, via OSC 52
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "/help")
+        await pilot.pause()
+        notice = [w for w in app.query_one(ChatLog).children if w.has_class("notice")][-1]
+        assert "ctrl+c copies it" in notice.source
+        # as a mouse drag over the whole of /help's text
+        app.screen.selections = {w: Selection(None, None) for w in notice.query("*")}
+        assert isinstance(app.focused, Composer)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert copied and "ctrl+c copies it" in copied[-1]
+        app.screen.clear_selection()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and len(copied) == 1
+        assert any("ctrl+q" in str(n.message) for n in app._notifications)
