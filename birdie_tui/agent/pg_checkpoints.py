@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from birdie_tui.network import network_timeout, quiet_client_libraries
 from birdie_tui.store.pg import nul_text
 from birdie_tui.store.pg.connect import CONNECT_TIMEOUT, DatabaseUnavailable, application_name
 from birdie_tui.store.pg.urls import mask_url, where
@@ -96,11 +97,14 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
         await (await AsyncConnection.connect(url, **kwargs)).close()
     except (PsycopgError, OSError) as exc:
         raise DatabaseUnavailable(f"cannot connect to {where(url)}: {_line(exc, url)}") from None
+    quiet_client_libraries()  # a stopped database: one line from us, not the pool's retries
+    wait = network_timeout()
     pool = AsyncConnectionPool(url, min_size=1, max_size=POOL_MAX, open=False,
-                               timeout=CONNECT_TIMEOUT, kwargs=kwargs, configure=_configure)
+                               timeout=wait, reconnect_timeout=wait, kwargs=kwargs,
+                               configure=_configure)
     try:
-        await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
-        saver = AsyncPostgresSaver(pool)
+        await pool.open(wait=True, timeout=wait)
+        saver = _guarded(AsyncPostgresSaver, url)(pool)
         # LangGraph's setup is not safe against itself: one process at a time sets up.
         async with pool.connection() as conn:
             await conn.execute("SELECT pg_advisory_lock(%s, 1)", (SETUP_LOCK,))
@@ -118,6 +122,36 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
             await pool.close()
         raise
     return PgCheckpoints(pool, saver)
+
+
+def _guarded(saver_class: Any, url: str) -> Any:
+    """The saver, its reads and writes failing as one `DatabaseUnavailable` line naming the
+    database (not `OperationalError: consuming input failed`) when the database goes away."""
+    from psycopg import OperationalError
+    from psycopg_pool import PoolTimeout
+
+    @contextlib.asynccontextmanager
+    async def said() -> Any:
+        try:
+            yield
+        except (OperationalError, PoolTimeout) as exc:
+            raise DatabaseUnavailable(
+                f"lost the connection to {where(url)}: {_line(exc, url)}") from None
+
+    class GuardedSaver(saver_class):
+        async def aget_tuple(self, config: Any) -> Any:
+            async with said():
+                return await super().aget_tuple(config)
+
+        async def aput(self, *args: Any, **kwargs: Any) -> Any:
+            async with said():
+                return await super().aput(*args, **kwargs)
+
+        async def aput_writes(self, *args: Any, **kwargs: Any) -> Any:
+            async with said():
+                return await super().aput_writes(*args, **kwargs)
+
+    return GuardedSaver
 
 
 async def _configure(conn: Any) -> None:

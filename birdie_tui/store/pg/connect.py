@@ -17,6 +17,8 @@ from typing import TypeVar
 
 import psycopg
 
+from birdie_tui.network import network_timeout, quiet_client_libraries
+
 from . import nul_text
 from .urls import mask_url, where
 
@@ -32,6 +34,8 @@ T = TypeVar("T")
 class DatabaseUnavailable(ConnectionError):
     """The database cannot be reached or used (one line, no password). A ConnectionError, so
     code that survives a read-only home (OSError) survives an unreachable database too."""
+
+    user_facing = True  # already a sentence naming the database: shown as it is
 
 
 def application_name(user: str) -> str:
@@ -56,9 +60,10 @@ def _one_line(exc: BaseException, url: str) -> str:
 
 def connect(url: str, user: str = "birdie-tui") -> psycopg.Connection:
     """An autocommit connection to `url`; DatabaseUnavailable (one line) if it cannot be had."""
+    quiet_client_libraries()
     try:
         conn = psycopg.connect(url, autocommit=True, application_name=application_name(user),
-                               connect_timeout=CONNECT_TIMEOUT)
+                               connect_timeout=min(CONNECT_TIMEOUT, network_timeout()))
     except psycopg.Error as exc:
         raise DatabaseUnavailable(
             f"cannot connect to {where(url)}: {_one_line(exc, url)}") from None
@@ -87,6 +92,10 @@ class PgClient:
             try:
                 if self._on_connect is not None:
                     self._on_connect(conn)
+            except psycopg.OperationalError as exc:  # the server went away meanwhile
+                conn.close()
+                raise DatabaseUnavailable(f"lost the connection to {where(self.url)}: "
+                                          f"{_one_line(exc, self.url)}") from None
             except BaseException:
                 conn.close()
                 raise
