@@ -14,6 +14,24 @@ _SCRUB = (
 )
 
 
+
+def _stdin_of_children_is_empty() -> None:
+    """`--print` reads piped stdin beside its message. The processes tests start inherit the
+    runner's fd 0, which under CI may be a pipe nobody closes: make it /dev/null (a terminal,
+    where a developer may want a debugger, is left alone). A test that pipes passes `input=`."""
+    try:
+        if os.isatty(0):
+            return
+    except OSError:
+        pass
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+
+
+_stdin_of_children_is_empty()
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("birdie-home")
