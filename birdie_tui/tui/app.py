@@ -23,7 +23,7 @@ from birdie_tui.service import BirdieError
 from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot
-from birdie_tui.tui.keymap import apply_keymap
+from birdie_tui.tui.keymap import apply_keymap, key_for
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.palette import BirdieCommands
@@ -172,6 +172,10 @@ class BirdieApp(App[int]):
         """Every way of choosing a theme (/theme, our palette, Textual's theme picker) saves."""
         if self.birdie is not None and self.birdie.settings().theme != name:
             self.save_setting(theme=name)
+
+    def key_for(self, binding_id: str) -> str:
+        """The key a binding answers to now (the user's keymap applied), as text to show."""
+        return key_for(self, binding_id)
 
     def save_setting(self, **changes: Any) -> None:
         if self.birdie is None:

@@ -12,6 +12,11 @@ from typing import Any
 
 def binding_ids(app: Any) -> set[str]:
     """The ids a keymap may name: every binding with an id on the app, screens and widgets."""
+    return set(default_keys(app))
+
+
+def default_keys(app: Any) -> dict[str, str]:
+    """Each binding id with the keys it has before any keymap (`"ctrl+j,shift+enter"`)."""
     from textual.binding import Binding
 
     from birdie_tui.tui.main_screen import MainScreen
@@ -26,8 +31,19 @@ def binding_ids(app: Any) -> set[str]:
 
     owners = (type(app), MainScreen, Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
               ApprovalScreen, RenameScreen, ContextPanel)
-    return {b.id for owner in owners for b in owner.BINDINGS
+    return {b.id: b.key for owner in owners for b in owner.BINDINGS
             if isinstance(b, Binding) and b.id}
+
+
+def key_for(app: Any, binding_id: str) -> str:
+    """The key a binding answers to now, as text to show ("Enter", "ctrl+j", "f2"): the first
+    of its keys after the user's keymap; "(unbound)" when the keymap left it none."""
+    # Textual keeps the installed keymap here and reads it itself (Screen); no public getter.
+    installed = getattr(app, "_keymap", None) or {}
+    keys = (installed[binding_id] if binding_id in installed
+            else default_keys(app).get(binding_id, ""))
+    first = next((k.strip() for k in keys.split(",") if k.strip()), "")
+    return {"enter": "Enter", "": "(unbound)"}.get(first, first)
 
 
 def apply_keymap(app: Any, keymap: Mapping[str, str]) -> list[str]:

@@ -4,6 +4,7 @@ session into the chat when the front door says one was opened (its `session` eve
 from __future__ import annotations
 
 import gc
+import re
 
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
@@ -17,12 +18,26 @@ if TYPE_CHECKING:
     from birdie_tui.tui.main_screen import MainScreen
 
 
-def welcome_text(status: Any) -> str:
+# The keys the welcome names, by binding id: a user's keymap may have moved any of them.
+WELCOME_KEYS = ("composer.submit", "composer.newline", "app.sessions", "app.palette")
+
+
+def welcome_keys(app: Any) -> dict[str, str]:
+    """The keys the welcome names, as the active bindings have them (the user's keymap)."""
+    # Backslash-escape punctuation: a key from settings.json is shown, never read as Markdown.
+    return {name: re.sub(r"([\\`*_\[\]<>|~#!&])", r"\\\1", app.key_for(name))
+            for name in WELCOME_KEYS}
+
+
+def welcome_text(status: Any, keys: dict[str, str] | None = None) -> str:
+    key = {"composer.submit": "Enter", "composer.newline": "ctrl+j", "app.sessions": "ctrl+s",
+           "app.palette": "ctrl+p", **(keys or {})}
     lines = [
         f"**Session `{status.session_id}`** · {status.model}",
         "",
-        "Type a message and press **Enter** (ctrl+j for a new line). "
-        "`/help` lists commands; **ctrl+s** browses sessions; **ctrl+p** opens the palette.",
+        f"Type a message and press **{key['composer.submit']}** "
+        f"({key['composer.newline']} for a new line). `/help` lists commands; "
+        f"**{key['app.sessions']}** browses sessions; **{key['app.palette']}** opens the palette.",
     ]
     if status.vendor == "offline":
         lines += [
@@ -72,7 +87,8 @@ class SessionControl:
                 if collecting:
                     gc.enable()
         else:
-            chat.add_notice(welcome_text(birdie.status()), markdown=True)
+            chat.add_notice(welcome_text(birdie.status(), welcome_keys(screen.app)),
+                            markdown=True)
         screen.query_one(Composer).set_history([i.content for i in items if i.role == "user"])
         panel = screen.query_one(ContextPanel)
         panel.set_records(await birdie.contexts(), keep=False)  # every call, for ←/→
