@@ -70,11 +70,13 @@ def load_settings(paths: BirdiePaths) -> tuple[Settings, list[str]]:
 
 
 def save_settings(paths: BirdiePaths, settings: Settings) -> None:
-    """Write ``settings`` atomically, keeping unknown keys already in the file."""
+    """Write what was set (loaded from the file or assigned since) atomically, keeping unknown
+    keys already in the file; a default the user never chose is not written."""
     path = paths.settings_file
     ensure_dir(path.parent)
     existing: Any = read_json(path, on_corrupt=lambda _msg: None, label="settings file",
                                 logs_dir=paths.logs_dir)
     data = dict(existing) if isinstance(existing, dict) else {}
-    data.update(settings.model_dump(mode="json"))
+    # Only set fields: a default written out would pin today's value over a better one later.
+    data.update(settings.model_dump(mode="json", exclude_unset=True))
     write_json_atomic(path, data)

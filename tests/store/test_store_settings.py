@@ -72,3 +72,16 @@ def test_model_validates_assignment() -> None:
     s = Settings()
     with pytest.raises(ValidationError):
         s.tool_output = "loud"  # type: ignore[assignment]
+
+
+def test_save_writes_only_what_was_set(paths: BirdiePaths) -> None:
+    """A save after loading a file and assigning one field writes the file's keys and that
+    field; defaults nobody chose (approval_mode, auto_compact, ...) stay out of the file."""
+    paths.home.mkdir(parents=True)
+    paths.settings_file.write_text(json.dumps({"tool_output": "off", "mystery": 1}))
+    settings, _ = load_settings(paths)
+    settings.theme = "birdie-light"
+    save_settings(paths, settings)
+    saved = json.loads(paths.settings_file.read_text())
+    assert saved == {"tool_output": "off", "mystery": 1, "theme": "birdie-light"}
+    assert load_settings(paths)[0].auto_compact == Settings().auto_compact
