@@ -49,7 +49,7 @@ from birdie_tui.store.database import (
     open_session_store,
     resolve_database_url,
 )
-from birdie_tui.store.paths import default_user, validate_user
+from birdie_tui.store.paths import default_user, read_only_home, validate_user
 from birdie_tui.store.settings import load_settings
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
@@ -123,6 +123,8 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
                 return await open_pg_checkpoints(self.database_url)
             except DatabaseUnavailable as exc:
                 raise EngineError(str(exc)) from exc
+        if problem := read_only_home(self.paths, self.user):
+            raise EngineError(problem)
         self.paths.ensure_user_dir(self.user)
         return await SqliteCheckpoints.open(self.paths.checkpoints_db(self.user),
                                             logs_dir=self.paths.logs_dir)

@@ -32,7 +32,8 @@ from birdie_tui.service import local_rows
 from birdie_tui.service.local_approvals import LocalApprovals
 from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
-from birdie_tui.service.local_start import make_engine, open_first, tell_waits, user_errors
+from birdie_tui.service.local_start import (
+    failed_start, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
@@ -120,9 +121,9 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
                 opened = await open_first(self.engine, engine_mod.EngineError, session_id,
                                           continue_last, list(enable), list(disable), problems)
         except Exception as exc:  # noqa: BLE001 - one line for the user, nothing left open
-            message = one_line(exc, as_is=user_errors(engine_mod))
+            error = failed_start(self.engine, one_line(exc, as_is=user_errors(engine_mod)))
             await self.close()
-            raise BirdieError(message) from exc
+            raise error from exc
         return Started(session_id=opened.id, new=opened.new, problems=tuple(problems),
                        warnings=tuple(warnings))
 

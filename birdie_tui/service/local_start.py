@@ -4,6 +4,7 @@ next best thing is done (unless `strict`, as headless runs are)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -73,3 +74,16 @@ def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[Any],
             told(message)
 
     engine.on_wait = on_wait
+
+
+def failed_start(engine: Any, message: str) -> Any:
+    """The BirdieError for a failed start, carrying the skills the engine had read, if any."""
+    from birdie_tui.service import local_rows
+    from birdie_tui.service.protocol import BirdieError
+
+    error = BirdieError(message)
+    if engine is not None:
+        with contextlib.suppress(Exception):  # a half-made engine may have none to give
+            error.skills = tuple(local_rows.skill_rows(engine))
+            error.broken = tuple(local_rows.broken_files(engine))
+    return error

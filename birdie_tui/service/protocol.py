@@ -43,6 +43,11 @@ Listener = Callable[[Any], None]  # gets every change event; may be called from 
 class BirdieError(Exception):
     """A command that cannot be done as asked; the text is the one line to show."""
 
+    # A start that failed after the skills were read carries them: a front end still lists
+    # them beside the reason (a read-only home should not look like "no skills").
+    skills: tuple[SkillRow, ...] = ()
+    broken: tuple[BrokenSkillFile, ...] = ()
+
 
 class Birdie(Protocol):
     # -------------------------------------------------------------- life

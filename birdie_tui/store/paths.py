@@ -24,6 +24,7 @@ __all__ = [
     "InvalidName",
     "default_user",
     "ensure_dir",
+    "read_only_home",
     "validate_session_id",
     "validate_skill_name",
     "validate_user",
@@ -155,3 +156,31 @@ def ensure_dir(path: Path) -> None:
             d.mkdir(mode=DIR_MODE)
         except FileExistsError:
             pass
+
+
+def read_only_home(paths: BirdiePaths, user: str) -> str | None:
+    """One line when `user`'s sessions cannot be written under the home (a read-only folder or
+    file system), naming the folder and what to do; None when they can. Asked before the
+    history database is opened: sqlite would only say "unable to open database file"."""
+    home = paths.home
+    target = paths.user_dir(user)
+    existing = target
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    # os.access answers for this process (root, but not on a read-only mount) and, unlike a
+    # trial write, leaves nothing behind.
+    blocked = None if os.access(existing, os.W_OK | os.X_OK) else existing
+    # Name the outermost read-only folder inside the home: a read-only home is said as such.
+    while (blocked is not None and blocked != home and blocked.parent.is_relative_to(home)
+           and not os.access(blocked.parent, os.W_OK | os.X_OK)):
+        blocked = blocked.parent
+    database = paths.checkpoints_db(user)
+    if blocked is None and database.exists() and not os.access(database, os.W_OK):
+        blocked = database
+    if blocked is None:
+        return None
+    fix = "set BIRDIE_HOME to a writable folder (or make this one writable)"
+    if blocked != home and home.is_relative_to(blocked):
+        return f"BIRDIE_HOME {home} cannot be created: {blocked} is read-only; {fix}"
+    where = "" if blocked == home else f" ({blocked} cannot be written)"
+    return f"BIRDIE_HOME {home} is read-only{where}, so no session can be saved; {fix}"

@@ -24,6 +24,7 @@ from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.keymap import apply_keymap, key_for
+from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.palette import BirdieCommands
@@ -106,6 +107,9 @@ class BirdieApp(App[int]):
             main.chat.add_error(f"Birdie could not start: {self.booting.error}. What you type "
                                 "is kept. ctrl+n or /retry tries again · ctrl+q quits.")
             main.show_engine_state("not started", busy=False)
+            # The skills it read are still listed: a failed start is not "no skills".
+            skills, broken = self.booting.skills
+            main.query_one(SkillSidebar).set_skills(list(skills), list(broken))
             return
         main.birdie = self.booting.birdie
         self._apply_settings(started.warnings)

@@ -28,6 +28,7 @@ class Boot:
         self.settled = asyncio.Event()  # the last start attempt ended, well or not
         self.error: str | None = None  # why the last attempt failed
         self.birdie: Birdie | None = None  # the started front door
+        self.skills: tuple[Any, Any] = ((), ())  # a failed start's skills and broken files
         self._unsubscribe: Any = None
 
     @property
@@ -61,6 +62,7 @@ class Boot:
         except BirdieError as exc:
             unsubscribe()
             self.error = str(exc)
+            self.skills = (exc.skills, exc.broken)
             self.settled.set()
             return None
         self.birdie, self._unsubscribe = birdie, unsubscribe

@@ -241,8 +241,8 @@ class MainScreen(ScreenActions, Screen):
             self.pending.append(text)
             self.chat.add_user(text)
             self.chat.add_notice(
-                "Birdie is not running, so this waits: ctrl+n or /retry tries to start it "
-                "again." if self.app.boot_failed else
+                f"Not sent: Birdie is not running ({self.app.booting.error}), so this waits: "
+                "ctrl+n or /retry tries to start it again." if self.app.boot_failed else
                 "Starting up — your message will be sent as soon as Birdie is ready.")
         elif self.turns.running:
             self.query_one(Composer).load_text(text)  # keep what they typed
