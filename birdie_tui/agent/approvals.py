@@ -77,9 +77,9 @@ class ApprovalRequest:
 
     def rule_for(self, remember: str) -> str | None:
         """The allow rule an "always" answer saves (None for `skill`: that is
-        `approved_skills`)."""
+        `approved_skills`); the dialog shows this very text before it is saved."""
         if remember == "command":
-            return f"{self.name}({escape_glob(self.command)})"
+            return exact_rule(self.name, self.command, self.args)
         if remember == "tool":
             return self.name
         return None
@@ -125,6 +125,18 @@ DENY = ApprovalAnswer("deny")
 def escape_glob(text: str) -> str:
     """`text` as a glob that matches only itself."""
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def exact_rule(name: str, command: str, args: dict[str, Any]) -> str:
+    """The rule matching this call and no other: a shell tool's script (`run_bash(git
+    status)`), else every argument by value (`write_file(path="a.md", content="hi")`)."""
+    from birdie_tui.agent.rule_args import exact_args
+    from birdie_tui.agent.rule_match import json_args, script_of
+
+    script = script_of(command) if json_args(command) is None else None
+    if script is not None:
+        return f"{name}({escape_glob(script)})"
+    return f"{name}({exact_args(args)})"
 
 
 @dataclass(frozen=True)

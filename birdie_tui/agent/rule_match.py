@@ -6,30 +6,29 @@ An **allow** pattern matches one simple command, a glob per word (a last word en
 accepts any further words); a line with more (operators, substitutions, redirections, `${…}`,
 a comment) or a control character never matches, so it is asked. A pattern whose only glob
 characters are `[*]`, `[?]`, `[[]` (an "always allow this exact command") also matches exactly
-its own text. A **deny** (or ask) pattern is checked against every simple command, scripts in
-arguments (`bash -c "…"`) included: its program may be any word of a command, by basename;
+its own text, and only that when it holds a quote, `\\`, `$`, `~` or `[`. A **deny** (or
+ask) pattern is checked against every simple command, scripts in arguments (`bash -c "…"`)
+included: its program may be any word of a command, by basename;
 its options are a set of letters (`-rf` = `-r -f`, `--force` = `-f`, case ignored).
-`key=glob` reads one argument of any tool (not a shell script); other tools' patterns are
-globs over their arguments' compact JSON; `*` is every call. README.md § Rule patterns.
+Patterns over a tool's arguments (not a shell script: `key=glob`, `key="…", key2=…`) are read
+by `rule_args`; `*` is every call. README.md § Rule patterns.
 """
 
 from __future__ import annotations
 
 import codecs
 import fnmatch
-import json
 import os
 import re
 from dataclasses import dataclass, field
 
+from birdie_tui.agent.rule_args import CONTROL, data_match, exact_text, json_args
+
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"})
 MAX_NESTING = 64  # nested $( ( ` " deeper than this: the line counts as unparseable
 MAX_SCRIPT_DEPTH = 4  # how deep a deny rule looks into scripts passed as arguments
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-ESCAPED = re.compile(r"\[\*\]|\[\?\]|\[\[\]")  # the only glob characters of an exact pattern
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
-KEY_GLOB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
-UP = re.compile(r"(^|[/\\])\.\.([/\\]|$)")
+QUOTING = re.compile(r"['\"\\$~\[]")  # where words could match text bash reads otherwise
 SCRIPTY = re.compile(r"[\s;&|$`()<>]")
 BRACES = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")  # {a,b} {1..3}: one word becomes several
 RUN, DQ_RUN = re.compile(r"[^\s;&|<>()`\\$'\"#{]*"), re.compile(r"[^\"`\\$]*")
@@ -252,42 +251,25 @@ def parse(text: str) -> Line:
     return _Lexer(text).run()
 
 
+def script_of(text: str) -> str | None:
+    """The script of `bash -c 'script'` (what the bundled run_bash renders), else None."""
+    line = parse(text)
+    if len(line.commands) != 1 or line.compound or line.broken:
+        return None  # a control character inside the quoted script is the script's own
+    cmd = line.commands[0]
+    if len(cmd.words) != 3 or cmd.words[1] != "-c" or any(cmd.dynamic) \
+            or os.path.basename(cmd.words[0]) not in SHELLS:
+        return None
+    return cmd.words[2]
+
+
 def unwrap(text: str) -> str:
-    """The script of `bash -c 'script'` (what the bundled run_bash renders), else the text."""
+    """The script inside `bash -c '…'` (up to three deep), else the text."""
     for _ in range(3):
-        line = parse(text)
-        if not line.simple:
-            return text
-        cmd = line.commands[0]
-        if len(cmd.words) != 3 or cmd.words[1] != "-c" or any(cmd.dynamic) \
-                or os.path.basename(cmd.words[0]) not in SHELLS:
-            return text
-        text = cmd.words[2]
+        if (script := script_of(text)) is None:
+            break
+        text = script
     return text
-
-
-def exact_text(pattern: str) -> str | None:
-    """The one text a pattern with no glob but escaped ones stands for, else None."""
-    if re.search(r"[*?\[]", ESCAPED.sub("", pattern)):
-        return None
-    return ESCAPED.sub(lambda m: m.group()[1], pattern)
-
-
-def json_args(command: str) -> dict | None:
-    """The call's arguments when `command` is the compact JSON of a non-shell tool's call."""
-    if not command.startswith("{"):
-        return None
-    try:
-        value = json.loads(command)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _key_glob(pattern: str, args: dict | None) -> tuple[str, str] | None:
-    """`key=glob` when `key` names one of this call's arguments, else None."""
-    m = KEY_GLOB.fullmatch(pattern)
-    return (m.group(1), m.group(2)) if m and isinstance(args, dict) and m.group(1) in args else None
 
 
 def _data_match(pattern: str, command: str, args: dict | None, allow: bool) -> bool | None:
@@ -296,12 +278,7 @@ def _data_match(pattern: str, command: str, args: dict | None, allow: bool) -> b
     data = json_args(command)
     if data is None and unwrap(command) != command:
         return None
-    if (kg := _key_glob(pattern, data if data is not None else args)) is not None:
-        value = (data if data is not None else args)[kg[0]]
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        return not (allow and (UP.search(text) or CONTROL.search(text))) \
-            and fnmatch.fnmatchcase(text, kg[1])
-    return fnmatch.fnmatchcase(command, pattern) if data is not None else None
+    return data_match(pattern, command, data, args, allow)
 
 
 def allow_matches(pattern: str, command: str, args: dict | None = None) -> bool:
@@ -311,8 +288,9 @@ def allow_matches(pattern: str, command: str, args: dict | None = None) -> bool:
     if (hit := _data_match(pattern, command, args, allow=True)) is not None:
         return hit
     pattern, command = unwrap(pattern), unwrap(command)
-    if (exact := exact_text(pattern)) is not None and exact == command:
-        return True
+    exact = exact_text(pattern)
+    if exact is not None and (exact == command or QUOTING.search(pattern)):
+        return exact == command  # `rm '[*]'` or `rm '~'` must not match `rm *` or `rm ~`
     want, got = parse(pattern), parse(command)
     if not (want.simple and got.simple):
         return False
@@ -395,4 +373,5 @@ def _has_all(wanted: list[str], words: list[str]) -> bool:
     return True
 
 
-__all__ = ["Line", "allow_matches", "deny_matches", "exact_text", "json_args", "parse", "unwrap"]
+__all__ = ["Line", "allow_matches", "deny_matches", "exact_text", "json_args", "parse", "script_of",
+           "unwrap"]

@@ -77,14 +77,15 @@ def test_rule_order_deny_readonly_ask_allow_skill_auto():
 
 def test_an_exact_command_rule_matches_only_that_command():
     """"Always this command" saves a rule that matches that command line and no other, glob characters included."""
-    request = ApprovalRequest(id="1", name="run_bash", args={}, command="ls -la [a]*?")
+    request = ApprovalRequest(id="1", name="run_bash", args={"command": "ls -la [a]*?"},
+                              command="bash -c 'ls -la [a]*?'")
     rule = request.rule_for("command")
-    assert rule == f"run_bash({escape_glob('ls -la [a]*?')})"
+    assert rule == f"run_bash({escape_glob('ls -la [a]*?')})" == "run_bash(ls -la [[]a][*][?])"
     policy = ApprovalPolicy.build(mode="ask", settings_rules={}, session_rules=[rule],
                                   approved_skills=[])
-    assert decide(policy, name="run_bash", command="ls -la [a]*?") == "allow"
-    assert decide(policy, name="run_bash", command="ls -la a") == "ask"
-    assert decide(policy, name="run_bash", command="ls -la [a]*? ; rm -rf ~") == "ask"
+    assert decide(policy, name="run_bash", command="bash -c 'ls -la [a]*?'") == "allow"
+    assert decide(policy, name="run_bash", command="bash -c 'ls -la a'") == "ask"
+    assert decide(policy, name="run_bash", command="bash -c 'ls -la [a]*? ; rm -rf ~'") == "ask"
 
 
 def test_paths_outside_the_working_directory_symlinks_included(tmp_path):

@@ -39,20 +39,14 @@ def choices_for(request: Any) -> list[tuple[str, str, str]]:
 
 
 def shows_call(request: Any) -> bool:
-    """A file write is shown as its diff, not as the command line behind the tool: an
-    "always" for it is spoken of as this exact call (tool and arguments)."""
-    return request.diff is not None
+    """A file write is shown as its diff, not as the command line behind the tool, and a tool
+    that is not a command line as its arguments: an "always" for either is spoken of as this
+    exact call (the rule names the tool and its arguments)."""
+    return request.diff is not None or args_of(request) is not None
 
 
 def _call_label(request: Any, label: str) -> str:
     return label.replace("exact command", "exact call") if shows_call(request) else label
-
-
-def call_text(request: Any) -> str:
-    """The call as the user thinks of it: `write_file(path="a.txt", content="x")`."""
-    args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
-                     for key, value in request.args.items())
-    return f"{request.name}({args})"
 
 
 def _cut(name: str) -> str:
@@ -147,8 +141,8 @@ def saved_item(request: Any, choice: str) -> str:
 def preview(request: Any, choice: str | None, key: str) -> Content:
     """The two lines under the choices: for an "always" choice, exactly what will be saved
     and what it lets through; otherwise the keys."""
-    if choice == "command" and shows_call(request):  # the same rule, said as the call
-        return _saves("Saves a rule for this exact call ", visible(call_text(request)),
+    if choice == "command" and shows_call(request):  # the rule names the call, not its template
+        return _saves("Saves the rule ", visible(saved_item(request, choice)),
                       "this call with these same arguments runs without asking", key)
     if choice in REMEMBERED:
         item = visible(saved_item(request, choice))

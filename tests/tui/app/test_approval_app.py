@@ -81,10 +81,10 @@ async def test_allow_once_runs_it_and_asks_again_next_time(bundled_app, isolated
 
 
 @pytest.mark.parametrize(("how", "key", "saved"), [
-    ("keys", "c", ("approval_rules", ["run_bash(bash -c 'echo hi')"])),
+    ("keys", "c", ("approval_rules", ["run_bash(echo hi)"])),
     ("keys", "t", ("approval_rules", ["run_bash"])),
     ("keys", "s", ("approved_skills", ["Shell"])),
-    ("mouse", "command", ("approval_rules", ["run_bash(bash -c 'echo hi')"])),
+    ("mouse", "command", ("approval_rules", ["run_bash(echo hi)"])),
     ("mouse", "skill", ("approved_skills", ["Shell"])),
 ])
 async def test_always_answers_are_saved_and_not_asked_again(bundled_app, isolated_home, how,

@@ -134,7 +134,8 @@ async def test_an_always_choice_shows_the_rule_before_saving_it():
         await pilot.pause()
         assert app.result is NOT_DISMISSED
         shown = text_of(app, "#approval-preview")
-        assert "Saves the rule run_bash(bash -c 'ls -la [[]red]x[[]/red]')" in shown
+        assert f"Saves the rule {COMMAND.rule_for('command')} — " in shown
+        assert "Saves the rule run_bash(ls -la [[]red]x[[]/red]) — " in shown
         assert "c again or enter: allow and save" in shown
         await pilot.press("t")  # another always choice: its own rule, still nothing saved
         await pilot.pause()
@@ -305,13 +306,14 @@ async def test_closing_without_an_answer_resolves_as_not_now():
 async def test_a_megabyte_command_is_shown_cut_with_a_note():
     """A 5 MB command (a model can send one) shows its first 100,000 characters and says how
     many more there are; the dialog still answers."""
-    huge = ApprovalRequest(id="c", name="run_bash", args={"command": "x"}, skill="Shell",
-                           why="gated", command="echo " + "y" * 5_000_000)
+    script = "echo " + "y" * 5_000_000
+    huge = ApprovalRequest(id="c", name="run_bash", args={"command": script}, skill="Shell",
+                           why="gated", command=f"bash -c '{script}'")
     app = dialog(huge)
     async with app.run_test() as pilot:
         await pilot.pause()
         shown = text_of(app, "#approval-call")
-        assert shown.endswith("… 4,900,005 more characters not shown")
+        assert shown.endswith("… 4,900,015 more characters not shown")
         assert len(shown) < 100_100
         await pilot.pause(ARMED)
         await pilot.press("c")  # the rule shown is cut too, saying how long it is
@@ -336,8 +338,22 @@ def test_always_for_a_file_write_speaks_of_the_call_not_the_shell_template():
     labels = {choice: label for choice, _, label in choices_for(WRITE)}
     assert labels["command"] == "Always allow this exact call"
     shown = preview(WRITE, "command", "c").plain
-    assert 'write_file(path="notes.txt", content="one\\nTWO\\n")' in shown
+    assert 'Saves the rule write_file(path="notes.txt", content="one\\nTWO\\n") — ' in shown
     assert "printf" not in shown
     assert {c: label for c, _, label in choices_for(COMMAND)}["command"] == \
         "Always allow this exact command"
-    assert "Saves the rule run_bash(bash -c 'ls -la " in preview(COMMAND, "command", "c").plain
+    assert "Saves the rule run_bash(ls -la " in preview(COMMAND, "command", "c").plain
+
+
+@pytest.mark.parametrize("request_", [COMMAND, WRITE, JSON_ARGS], ids=["bash", "write", "json"])
+def test_the_rule_previewed_is_the_rule_saved(request_):
+    """One source of truth: the rule under "always allow this exact command/call" is, to the
+    character, what the answer saves (`rule_for`), in the rule grammar: run_bash by its script,
+    other tools by every argument."""
+    from birdie_tui.tui.screens.approval_text import preview
+
+    saved = request_.rule_for("command")
+    assert f"Saves the rule {saved} — " in preview(request_, "command", "c").plain
+    assert saved in ("run_bash(ls -la [[]red]x[[]/red])",
+                     'write_file(path="notes.txt", content="one\\nTWO\\n")',
+                     'get_weather(city="Oslo", days=3)')
