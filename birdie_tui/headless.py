@@ -30,6 +30,7 @@ from typing import Any
 from birdie_tui.resume import resume_line
 from birdie_tui.screen_text import clean, literal, one_line
 from birdie_tui.signals import cancel_on_signal
+from birdie_tui.text import counted
 
 
 EXIT_TURN_FAILED = 1
@@ -108,7 +109,7 @@ def print_command(args: argparse.Namespace) -> int:
                                          strict=True)
             broken = len(birdie.broken_files())
             if broken:
-                print(f"birdie-tui: warning: {broken} skill file problem(s); "
+                print(f"birdie-tui: warning: {counted(broken, 'skill file problem')}; "
                       "run `birdie-tui skills check` for details", file=sys.stderr)
             return await _print_turn(birdie, started.new, args)
         finally:
@@ -324,7 +325,7 @@ def skills_command(args: argparse.Namespace) -> int:
                            f"tools: {tools}  triggers: {triggers}"))
         for error in result.errors:
             print(one_line(f"ERROR {error}"))
-        print(f"{len(result.skills)} skill(s), {len(result.errors)} error(s)")
+        print(f"{counted(len(result.skills), 'skill')}, {counted(len(result.errors), 'error')}")
     return 1 if result.errors else 0
 
 

@@ -25,6 +25,7 @@ from birdie_tui.agent.provenance import CallContext, Segment
 from birdie_tui.agent.transcript import message_to_dict
 from birdie_tui.secrets import scrub, scrub_data
 from birdie_tui.store.session_meta import session_row
+from birdie_tui.text import counted
 
 FORMATS = ("markdown", "json")
 RESULT_CHARS = 2_000  # of a tool result shown in Markdown
@@ -111,7 +112,8 @@ def to_markdown(title: str, preamble: list[dict[str, Any]], turns: list[Turn],
     if missing and len(missing) == len(turns):
         lines += [NO_RECORD, ""]
     elif missing:
-        lines += [f"_(no prompt record for turn(s) {', '.join(map(str, missing))}: they ran "
+        lines += [f"_(no prompt record for {'turn' if len(missing) == 1 else 'turns'} "
+                  f"{', '.join(map(str, missing))}: they ran "
                   "before this version)_", ""]
     if summary:
         lines += ["## Compaction summary", "", summary, ""]
@@ -173,7 +175,7 @@ def context_lines(calls: list[CallContext]) -> list[str]:
     lines = ["#### Context", ""]
     previous: CallContext | None = None
     for record in calls:
-        dropped = (f" · {record.history_dropped} older message(s) not sent"
+        dropped = (f" · {counted(record.history_dropped, 'older message')} not sent"
                    if record.history_dropped else "")
         lines.append(f"- **Call {record.call}** · ≈{record.tokens:,} tokens{dropped}")
         same = {s.key: s for s in previous.segments} if previous else {}

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from birdie_tui.mcp.config import ServerSpec, resolve, safe_name
 from birdie_tui.mcp.failures import FILE_NAME, Failure, FailureMemory
 from birdie_tui.skills.models import Skill
+from birdie_tui.text import counted
 
 if TYPE_CHECKING:
     from birdie_tui.mcp.connection import ServerConnection
@@ -52,7 +53,7 @@ class ServerStatus:
 
     def describe(self) -> str:
         if self.state == "running":
-            return f"running · {len(self.tools)} tool(s)"
+            return f"running · {counted(len(self.tools), 'tool')}"
         if self.state == "failed":
             when = f" · retried after {_clock(self.retry_at)}" if self.retry_at else ""
             return f"failed{when}: {self.error}"

@@ -33,7 +33,7 @@ class SkillRow:
     enabled: bool = True  # for this session, after policy
     enabled_by_default: bool = True
     error: str | None = None  # e.g. a broken reload or a dead MCP server: "file:line: message"
-    server: str | None = None  # MCP skills: the server's state, e.g. "running · 2 tool(s)"
+    server: str | None = None  # MCP skills: the server's state, e.g. "running · 2 tools"
     mcp: bool = False  # its tools come from an MCP server
 
 

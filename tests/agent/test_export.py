@@ -56,11 +56,25 @@ def test_turns_without_records_are_named_once():
              CallContext(2, 2, (base, Segment("history", tokens=9)), message_id="a3",
                          evicted=(("ssh", "expired"),))]
     md = export_session(META, _history("small"), calls, "markdown")
-    assert "no prompt record for turn(s) 1" in md
+    assert "no prompt record for turn 1:" in md
     assert md.count("#### Context") == 1 and md.index("#### Context") > md.index("## Turn 2")
     assert "same as call 1: base" in md and "evicted: ssh (expired)" in md
     with pytest.raises(ValueError):
         export_session(META, [], [], "yaml")
+
+
+def test_counts_in_the_markdown_say_one_thing_in_the_singular():
+    """One dropped message is "1 older message", not "message(s)"; several unrecorded turns
+    are "turns 1, 3"."""
+    base = Segment("base", tokens=40, digest="d")
+    one = [CallContext(2, 1, (base,), message_id="a2", history_dropped=1)]
+    md = export_session(META, _history("small"), one, "markdown")
+    assert "· 1 older message not sent" in md and "(s)" not in md
+    meta = SimpleNamespace(**{**vars(META), "turns": 3})
+    history = _history("small") + [HumanMessage("again", id="h3"), AIMessage("ok", id="a4")]
+    calls = [CallContext(2, 1, (base,), message_id="a2", history_dropped=3)]
+    md = export_session(meta, history, calls, "markdown")
+    assert "no prompt record for turns 1, 3:" in md and "· 3 older messages not sent" in md
 
 
 async def test_a_retried_turn_keeps_the_records_of_the_run_in_the_history(engine):

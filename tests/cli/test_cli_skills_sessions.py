@@ -75,7 +75,7 @@ def test_skills_check_bundled_text_lists_every_skill(isolated_home):
     for name in BUNDLED:
         assert name in proc.stdout
     assert "run_bash" in proc.stdout  # tools are listed
-    assert "0 error(s)" in proc.stdout
+    assert "0 errors" in proc.stdout
 
 
 def test_skills_check_test_set_shapes(isolated_home, tmp_path):

@@ -39,7 +39,7 @@ async def test_sidebar_and_mcp_command(skills_root):
         await wait_turn(pilot, app)
         await wait_for(pilot, lambda: row(app, "lab").tool_count == 5)
         lab, ghost = row(app, "lab"), row(app, "ghost")
-        assert "shout" in lab.tool_names and lab.server == "stdio · running · 5 tool(s)"
+        assert "shout" in lab.tool_names and lab.server == "stdio · running · 5 tools"
         assert "Tools: " in skill_details(lab).plain and "shout" in skill_details(lab).plain
         assert ghost.error and "command not found" in ghost.error
         assert any(t == "MCP server failed" and "ghost" in text for t, text in toasts)

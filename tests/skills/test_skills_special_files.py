@@ -69,7 +69,7 @@ def test_skills_check_does_not_hang_on_a_fifo(isolated_home, hostile_skills):
     assert "fifo/SKILL.MD: cannot read file: not a regular file: a FIFO" in proc.stdout
     assert "zero/SKILL.MD: cannot read file: not a regular file: a character device" \
         in proc.stdout
-    assert "1 skill(s), 2 error(s)" in proc.stdout
+    assert "1 skill, 2 errors" in proc.stdout
 
 
 def test_print_does_not_hang_on_a_fifo(isolated_home, hostile_skills):

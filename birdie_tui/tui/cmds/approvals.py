@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 
@@ -28,7 +29,8 @@ async def cmd_approvals(ctx: CommandContext, args: list[str], rest: str) -> None
     elif sub == "forget" and len(args) == 1:
         skills, rules = ctx.birdie.saved_approvals()
         ctx.birdie.forget_approvals()
-        ctx.say(f"Forgot {len(skills)} approved skill(s) and {len(rules)} rule(s): this "
+        ctx.say(f"Forgot {counted(len(skills), 'approved skill')} and "
+                f"{counted(len(rules), 'rule')}: this "
                 "session asks again.", markdown=False)
     elif sub == "ask" and len(args) == 1:
         await ask_again(ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from birdie_tui.text import counted
 from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
@@ -80,7 +81,7 @@ def mcp_markdown(rows: list[Any], logs_dir: str) -> str:
         if s.tools:
             lines.append(f"  - tools: {', '.join(f'`{t}`' for t in s.tools)}")
         if s.restarts:
-            lines.append(f"  - restarted {s.restarts} time(s)")
+            lines.append(f"  - restarted {counted(s.restarts, 'time')}")
     lines.append(f"\nServer logs (stderr of stdio servers): `{logs_dir}` · "
                  "`/mcp restart <skill>` starts a server again now")
     return "\n".join(lines)

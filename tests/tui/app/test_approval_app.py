@@ -238,7 +238,7 @@ async def test_approvals_command_shows_sets_and_forgets(bundled_app, isolated_ho
         await pilot.pause()
         assert "read-only" in status_line(app)
         await send(pilot, app, "/approvals forget")
-        await wait_for(pilot, lambda: "Forgot 0 approved skill(s) and 1 rule(s)" in notices(app))
+        await wait_for(pilot, lambda: "Forgot 0 approved skills and 1 rule" in notices(app))
         assert session_json(app, isolated_home).get("approval_rules", []) == []
         await send(pilot, app, "/approvals mode sometimes")
         await pilot.pause(0.2)

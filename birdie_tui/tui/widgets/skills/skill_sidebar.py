@@ -19,6 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from birdie_tui.service.rows import BrokenSkillFile, SkillRow
+from birdie_tui.text import counted
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles
 from birdie_tui.tui.widgets.skills.skill_item import skill_details, skill_prompt
 
@@ -178,7 +179,7 @@ class SkillSidebar(Vertical):
         if warn:
             title = title.append(Content.styled(f"  ⚠ {warn}", "$warning"))
         self._title.update(title)
-        self._title.tooltip = (f"{len(self._broken)} broken skill file(s), listed at the bottom"
+        self._title.tooltip = (f"{counted(len(self._broken), 'broken skill file')}, listed at the bottom"
                                if self._broken else None)
 
     def _update_details(self) -> None:
