@@ -19,6 +19,7 @@ from birdie_tui.agent.compaction import summary_block
 from birdie_tui.agent.provenance import Segment, digest
 from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.models import Skill
+from birdie_tui.modes import LOADING_MODES, LoadingMode
 from birdie_tui.text import counted
 
 PREAMBLE = (
@@ -53,7 +54,6 @@ def matched_trigger(skill: Skill, user_text: str) -> str | None:
     return None
 
 
-LOADING_MODES = ("triggers", "model", "both")
 
 
 class _Catalog:

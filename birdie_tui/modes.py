@@ -1,0 +1,17 @@
+"""The two modes a session runs in, each spelled once (a leaf: it imports nothing).
+
+Settings, the engine, the served graph, both doors and the TUI name these types and tuples.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# How tools that need approval are treated: asked, run without asking, or never run.
+ApprovalMode = Literal["ask", "auto", "read-only"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+# How skill bodies reach the prompt: trigger phrases, the model's get_skill, or both.
+LoadingMode = Literal["triggers", "model", "both"]
+LOADING_MODES: tuple[LoadingMode, ...] = get_args(LoadingMode)
+
+__all__ = ["APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode"]
