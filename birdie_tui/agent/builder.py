@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from birdie_tui.agent.approvals import ApprovalPolicy
 from birdie_tui.agent.graph import AgentContext, build_graph
@@ -108,7 +108,19 @@ class AgentParts(ProviderFacts):
         await self.mcp.aclose()
 
 
-def agent_context(parts: AgentParts, *, toolbox: Toolbox, approvals: ApprovalPolicy,
+class ModelFacts(Protocol):
+    """What `agent_context` reads of an agent: `AgentParts`, or a front end that shows its
+    parts through its own attributes (the engine)."""
+
+    @property
+    def model(self) -> Any: ...
+    @property
+    def paths(self) -> BirdiePaths: ...
+    @property
+    def context_window(self) -> int | None: ...
+
+
+def agent_context(parts: ModelFacts, *, toolbox: Toolbox, approvals: ApprovalPolicy,
                   memory: list[str], max_tool_calls: int, loading: LoadingMode,
                   decay_turns: int, max_loaded: int, wire_events: bool = False,
                   workdir: Path | None = None) -> AgentContext:
@@ -130,4 +142,4 @@ def agent_context(parts: AgentParts, *, toolbox: Toolbox, approvals: ApprovalPol
     )
 
 
-__all__ = ["AgentParts", "ContextFor", "agent_context"]
+__all__ = ["AgentParts", "ContextFor", "ModelFacts", "agent_context"]

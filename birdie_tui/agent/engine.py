@@ -20,6 +20,7 @@ from typing import Any
 from birdie_tui.agent.approval_ops import ApprovalOps
 from birdie_tui.agent.compact_ops import CompactOps
 from birdie_tui.agent.builder import AgentParts
+from birdie_tui.agent.accounting import TokenAccount
 from birdie_tui.agent.ledger import Ledger, TokenLedger
 from birdie_tui.agent.session_guard import SessionGuard
 from birdie_tui.agent.session_ops import INTERRUPTED_MARK, SessionOps
@@ -72,7 +73,8 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
         self.policy = SkillPolicy()
         self.session: SessionMeta | None = None
-        self.ledger = Ledger()  # the one owner of token counts and cost
+        # The one owner of token counts and cost: the running turn's and the session file's.
+        self.tokens = TokenAccount(self.sessions, self)
         self.toolbox = self.agent.toolbox(lambda: self.policy)
         self._graph: Any = None
         self.needs_repair = True  # see SessionOps: the open history may need a repair
@@ -87,6 +89,10 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
     model_label = property(lambda self: self.agent.model_label)
     context_window = property(lambda self: self.agent.context_window)
     price = property(lambda self: self.agent.price)
+
+    @property
+    def ledger(self) -> Ledger:  # the running turn's calls (`tokens` owns it)
+        return self.tokens.ledger
 
     @property
     def provider(self) -> ProviderConfig:
@@ -171,8 +177,7 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
     # ----------------------------------------------------------------- provider
     # (model_label, context_window, price: ProviderFacts)
     def token_ledger(self) -> TokenLedger:
-        return self.ledger.snapshot(self.session, context_window=self.context_window,
-                                    price=self.price)
+        return self.tokens.snapshot(self.session)
 
     async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
         """Use another vendor/model for the rest of this session (history is kept); returns

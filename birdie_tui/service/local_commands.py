@@ -40,7 +40,7 @@ class LocalCommands:
                          retried=r["turn"] > turns or any(
                              later["turn"] == r["turn"] for later in records[n + 1:]))
                 for n, r in enumerate(records)]
-        running = engine.ledger
+        running = engine.tokens.ledger  # the engine's one token owner
         if running.live and running.calls:
             rows.append(TurnCost(
                 turn=turns + 1, model=engine.model_label,
