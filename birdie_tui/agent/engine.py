@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approval_ops import ApprovalOps
+from birdie_tui.agent.approval_ops import ApprovalDesk
+from birdie_tui.agent.approvals import ApprovalRequest
 from birdie_tui.agent.compact_ops import CompactOps
 from birdie_tui.agent.builder import AgentParts
 from birdie_tui.agent.accounting import TokenAccount
@@ -32,6 +33,7 @@ from birdie_tui.agent.options import (
     default_skill_dirs,
 )
 from birdie_tui.mcp.manager import ServerStatus
+from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill, SkillError
@@ -49,7 +51,7 @@ from birdie_tui.store.settings import Settings
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
+class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
     def __init__(self, options: EngineOptions | None = None):
         self.options = options or EngineOptions()
         env = self.options.environ
@@ -76,6 +78,9 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         # The one owner of token counts and cost: the running turn's and the session file's.
         self.tokens = TokenAccount(self.sessions, self)
         self.toolbox = self.agent.toolbox(lambda: self.policy)
+        # The one place approvals are decided: mode, rules, remembered answers, pending steps.
+        self.approvals = ApprovalDesk(settings=lambda: self.settings, session=lambda: self.session,
+                                      sessions=self.sessions, history=self)
         self._graph: Any = None
         self.needs_repair = True  # see SessionOps: the open history may need a repair
         self._saver: Any = None
@@ -161,6 +166,31 @@ class Engine(TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
         close_memory = getattr(self.memory, "close", None)
         if close_memory is not None:
             close_memory()
+
+    # ----------------------------------------------------------------- approvals
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.approvals.mode
+
+    def set_approval_mode(self, mode: str) -> ApprovalMode:
+        return self.approvals.set_mode(mode)
+
+    async def pending_approvals(self, session_id: str | None = None) -> list[ApprovalRequest]:
+        return await self.approvals.pending(session_id)
+
+    # What the approval desk reads and writes of the history (its `SessionHistory`).
+    async def step_state(self, session_id: str | None = None) -> Any:
+        return await self._graph.aget_state(self._config(session_id))
+
+    async def close_step(self, results: list[Any]) -> None:
+        await self._graph.aupdate_state(self._config(), {"messages": results}, as_node="tools")
+
+    async def no_interrupt_written(self, session_id: str) -> bool:
+        """True when the thread's latest checkpoint surely has no interrupt pending (one
+        indexed query); False when it may, or cannot be told."""
+        if self._checkpoints is None:
+            return False
+        return bool(await self._checkpoints.no_interrupt_written(session_id))
 
     def mcp_status(self) -> list[ServerStatus]:
         """Each MCP skill's server: not started / starting / running (tools) / failed (reason)

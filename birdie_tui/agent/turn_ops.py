@@ -78,7 +78,7 @@ class TurnOps:
                 return
             # Asked with the lock released: a dialog may stay open for hours, and meanwhile
             # another process may run `--approve` (then the step is found answered).
-            answers, waiting = await self.ask_approvals(self._stopped_for, approver)
+            answers, waiting = await self.approvals.ask(self._stopped_for, approver)
             if waiting:
                 for request in waiting:
                     yield ApprovalDecided(id=request.id, name=request.name,
@@ -127,7 +127,7 @@ class TurnOps:
                 if not pending:
                     break
                 # Rules saved meanwhile (an "always" for an earlier call) answer at once.
-                answers, waiting = await self.ask_approvals(pending, None)
+                answers, waiting = await self.approvals.ask(pending, None)
                 if waiting:  # the step stays in the checkpoint
                     self.needs_repair = False
                     if ask:
@@ -157,7 +157,7 @@ class TurnOps:
         pending = await self.pending_approvals()
         if resume is None:
             if pending:  # a new message instead of an answer
-                await self.close_pending(pending)
+                await self.approvals.close_pending(pending)
             elif self.needs_repair:
                 await self.repair_session()
             return pending, None
@@ -169,7 +169,7 @@ class TurnOps:
             return pending, ""
         for request in pending:  # an "always" given with the answer is saved
             if request.id in resume:
-                self.remember(request, resume[request.id])
+                self.approvals.remember(request, resume[request.id])
         return pending, None
 
     def _turn_context(self) -> AgentContext:
@@ -178,7 +178,7 @@ class TurnOps:
             self,
             toolbox=self.toolbox,
             memory=[entry.content for entry in self.memory.entries()],
-            approvals=self.approval_policy(),
+            approvals=self.approvals.policy(),
             max_tool_calls=self.options.max_tool_calls,
             loading=self.prompt_setting("skill_loading"),
             decay_turns=self.prompt_setting("skill_decay_turns"),

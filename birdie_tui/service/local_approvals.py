@@ -36,6 +36,11 @@ class LocalApprovals:
         self._emit(StatusChanged())
         return mode
 
+    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The engine's answer to a pending request by the mode and rules (auto, read-only, a
+        rule); None: the user is to be asked. The TUI asks only then."""
+        return self.engine.approvals.decided(request)
+
     async def pending_approvals(self) -> list[ApprovalRequest]:
         """What the open session's last step waits for (after a restart, or a --print that
         stopped to ask)."""
@@ -50,8 +55,8 @@ class LocalApprovals:
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
         """(skills approved for the session, "always allow" rules) saved in it."""
-        return self.engine.session_approvals()
+        return self.engine.approvals.saved()
 
     def forget_approvals(self) -> None:
-        self.engine.forget_approvals()
+        self.engine.approvals.forget()
         self._emit(StatusChanged())

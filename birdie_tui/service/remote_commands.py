@@ -10,7 +10,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from birdie_tui.agent.approvals import MODES
+from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.events import SkillsChanged, StatusChanged
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
@@ -78,6 +78,20 @@ class RemoteCommands:
         if ceiling in order and mode in order and order.index(ceiling) < order.index(mode):
             return ceiling
         return mode
+
+    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The answer the thread's mode (capped by the operator's) and saved rules give a
+        pending request, as the served graph decides; None: the user is to be asked."""
+        from birdie_tui.agent.approvals import ApprovalPolicy
+
+        verdict = ApprovalPolicy.build(
+            mode=self.approval_mode(), settings_rules=None,
+            session_rules=str_list(self._meta.get("approval_rules")),
+            approved_skills=str_list(self._meta.get("approved_skills"))).decide(
+            name=request.name, command=request.command, skill_name=request.skill,
+            gated=True, why=request.why, args=request.args)
+        return None if verdict.action == "ask" else ApprovalAnswer(verdict.action,
+                                                                   reason=verdict.why)
 
     def set_approval_mode(self, mode: str | None = None) -> str:
         if mode is None:

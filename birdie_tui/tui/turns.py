@@ -184,21 +184,16 @@ class TurnRunner:
 
     async def _answer_pending(self, pending: list[ApprovalRequest]
                               ) -> dict[str, ApprovalAnswer] | None:
-        """An answer for each pending call, or None if one was left for later. The mode
-        applies as it would have when the step was first reached. (Asked here, before the
-        turn starts, so that "not now" leaves the chat as it was: no turn ran.)"""
+        """An answer for each pending call, or None if one was left for later. The mode and
+        rules apply as the engine decides them (`decided_answer`): only what they leave to
+        the user is asked. (Asked here, before the turn starts, so that "not now" leaves the
+        chat as it was: no turn ran.)"""
         birdie = self.screen.birdie
         answers: dict[str, ApprovalAnswer] = {}
         for request in pending:
-            mode = birdie.approval_mode()
-            if mode == "auto":
-                answers[request.id] = ApprovalAnswer("allow")
-                continue
-            if mode == "read-only":
-                answers[request.id] = ApprovalAnswer(
-                    "deny", reason="read-only mode: tools that need approval do not run")
-                continue
-            answer = await self.ask(request)
+            answer = birdie.decided_answer(request)  # the engine decides; the TUI asks
+            if answer is None:
+                answer = await self.ask(request)
             if answer is None:
                 return None
             answers[request.id] = answer
