@@ -10,8 +10,10 @@ from typing import Literal, get_args
 # How tools that need approval are treated: asked, run without asking, or never run.
 ApprovalMode = Literal["ask", "auto", "read-only"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+# The same, least permissive first (an operator's ceiling caps a thread's choice).
+PERMISSIVENESS: tuple[ApprovalMode, ...] = ("read-only", "ask", "auto")
 # How skill bodies reach the prompt: trigger phrases, the model's get_skill, or both.
 LoadingMode = Literal["triggers", "model", "both"]
 LOADING_MODES: tuple[LoadingMode, ...] = get_args(LoadingMode)
 
-__all__ = ["APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode"]
+__all__ = ["APPROVAL_MODES", "LOADING_MODES", "PERMISSIVENESS", "ApprovalMode", "LoadingMode"]

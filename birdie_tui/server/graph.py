@@ -16,13 +16,12 @@ from langchain_core.runnables import RunnableConfig
 from birdie_tui.agent.approvals import ApprovalPolicy
 from birdie_tui.agent.builder import agent_context
 from birdie_tui.agent.graph import AgentContext, build_graph
-from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode
+from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, PERMISSIVENESS, ApprovalMode
 from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
 from birdie_tui.store.session_meta import str_list
 
 METADATA_KEY = "birdie"  # the thread metadata the client writes
 DEFAULT_MAX_TOOL_CALLS = 40  # per turn, as the CLI's default
-PERMISSIVENESS: tuple[ApprovalMode, ...] = ("read-only", "ask", "auto")  # least first
 
 
 def capped_mode(requested: Any, default: ApprovalMode, ceiling: ApprovalMode) -> ApprovalMode:

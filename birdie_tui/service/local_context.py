@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from birdie_tui.agent.events import Compacted, StatusChanged
+from birdie_tui.modes import LOADING_MODES
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CallContext, CompactionRow
 
@@ -82,7 +83,7 @@ class LocalContext:
         """For this session (saved in its file); None: back to the settings.json value."""
         from birdie_tui.agent.options import EngineError
 
-        if mode is not None and mode not in ("triggers", "model", "both"):
+        if mode is not None and mode not in LOADING_MODES:
             raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
         try:
             self.engine.set_prompt_setting("skill_loading", mode)

@@ -12,6 +12,7 @@ from typing import Any
 
 from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.events import SkillsChanged, StatusChanged
+from birdie_tui.modes import LOADING_MODES, PERMISSIVENESS
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
@@ -74,7 +75,7 @@ class RemoteCommands:
         mode = mode if mode in MODES else str(self.catalog.settings.get("approval_mode")
                                               or "ask")
         ceiling = self.catalog.server.get("approval_ceiling")
-        order = ("read-only", "ask", "auto")
+        order = PERMISSIVENESS
         if ceiling in order and mode in order and order.index(ceiling) < order.index(mode):
             return ceiling
         return mode
@@ -260,7 +261,7 @@ class RemoteCommands:
         return str(mode or "both")
 
     def set_skill_loading(self, mode: str | None) -> str:
-        if mode is not None and mode not in ("triggers", "model", "both"):
+        if mode is not None and mode not in LOADING_MODES:
             raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
         self._write_meta_sync(skill_loading=mode)
         self._emit(StatusChanged())
