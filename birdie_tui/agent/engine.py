@@ -1,9 +1,12 @@
 """The engine: skills, the model, the checkpointer, and one user turn at a time.
 
-It owns the skill registry, the current session and its policy, the token ledger, the
-checkpointer and the model, and runs one user turn as an async stream of typed events
-(`run_turn`). Front ends do not hold it: they talk to `birdie_tui.service`, which wraps it.
-Session operations live in `session_ops.py`, one turn in `turn_ops.py` (mixins).
+Its agent (provider, model, settings, skills, MCP servers, graph) comes from the builder every
+front end shares (`agent/builder.py`). It owns the current session and its policy, the stores
+and the checkpointer, and two collaborators with their own state: `tokens` (`TokenAccount`,
+the one owner of token accounting) and `approvals` (`ApprovalDesk`, the one place approvals
+are decided). It runs one user turn as an async stream of typed events (`run_turn`). Front
+ends do not hold it: they talk to `birdie_tui.service`, which wraps it. Session operations
+live in `session_ops.py`, one turn in `turn_ops.py` (mixins still).
 
 A new session is lazy: `open_session(None)` gives an unsaved session (`session_saved` False)
 with a provisional id; nothing reaches the disk until its first turn runs (`persist_session`),
