@@ -1,4 +1,5 @@
-"""Sessions written by the original Birdie 0.1.5 CLI open and continue (DESIGN.md §3.3, §5).
+"""Sessions written by the original Birdie 0.1.5 CLI open and continue (docs/contracts.md,
+Files on disk).
 
 Birdie 0.1.5 kept `$BIRDIE_HOME/sessions/<user>/<id>.json` with exactly the keys id, user_id,
 created_at, updated_at, turns, enabled_skills, disabled_skills, and its history in
