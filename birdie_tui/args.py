@@ -1,4 +1,4 @@
-"""Argument parsers shared by the command line and the TUI (DESIGN.md §3.1).
+"""Argument parsers shared by the command line and the TUI (docs/contracts.md, Command line).
 
 Standard library only, so `create_app(argv)` and `birdie-tui --help` stay light, and neither
 `cli` nor `tui` has to import the other to read a command line.

@@ -1,5 +1,6 @@
-"""Command line (DESIGN.md §3.1): the TUI, headless `--print`, and the `skills` / `sessions`
-subcommands. Kept import-light: the engine and the TUI are imported only once chosen."""
+"""Command line (docs/contracts.md, Command line): the TUI, headless `--print`, and the
+`skills` / `sessions` subcommands. Kept import-light: the engine and the TUI are imported only
+once chosen."""
 
 from __future__ import annotations
 

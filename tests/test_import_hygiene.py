@@ -1,5 +1,5 @@
-"""The layering of DESIGN.md §2, checked in fresh interpreters: the core never imports Textual,
-the CLI entry point imports nothing heavy, the skills layer needs no LangChain."""
+"""The layering of docs/architecture.md, checked in fresh interpreters: the core never imports
+Textual, the CLI entry point imports nothing heavy, the skills layer needs no LangChain."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The one event vocabulary from the engine to any front end (DESIGN.md §3.2).
+"""The one event vocabulary from the engine to any front end (docs/contracts.md, stream-json
+events).
 
 Turn events (session … cancelled) are what `run_turn` yields: `--print --output-format
 stream-json` writes `event.to_dict()` one per line. Change events (skills … recovered) are what

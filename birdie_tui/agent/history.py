@@ -1,4 +1,4 @@
-"""Keeping a conversation valid for every provider (DESIGN.md §5).
+"""Keeping a conversation valid for every provider (docs/user-guide.md, Where data lives).
 
 Invariant: an AI message with tool calls is immediately followed by exactly one tool message per
 call, and no tool message stands anywhere else. `repair_history` restores it *in place* after a

@@ -1,4 +1,5 @@
-"""System-prompt tiers (DESIGN.md §4) and the report of what each model call was given and why.
+"""System-prompt tiers (docs/skills.md, What the model sees) and the report of what each model
+call was given and why.
 
 Stable: base prompt · `$BIRDIE_HOME/system_prompt.md` · Tier 1 catalog of allowed skills ·
 Tier 2a always_inject bodies · project instructions (AGENTS.md / CLAUDE.md). Per turn: Tier 2b

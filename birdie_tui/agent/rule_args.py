@@ -5,7 +5,7 @@ JSON: a string is a glob over the argument's text, anything else must be equal) 
 call's arguments, all of them: a call with an argument more or less does not match. That is
 the form "always allow this exact call" saves, its values with `*`, `?`, `[` escaped. For a
 tool that is not `bash:` the pattern may also be a glob over the arguments' compact JSON.
-README.md § Rule patterns.
+docs/skills.md § Rule patterns.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ ask) pattern is checked against every simple command, scripts in arguments (`bas
 included: its program may be any word of a command, by basename;
 its options are a set of letters (`-rf` = `-r -f`, `--force` = `-f`, case ignored).
 Patterns over a tool's arguments (not a shell script: `key=glob`, `key="…", key2=…`) are read
-by `rule_args`; `*` is every call. README.md § Rule patterns.
+by `rule_args`; `*` is every call. docs/skills.md § Rule patterns.
 """
 
 from __future__ import annotations

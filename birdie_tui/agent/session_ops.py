@@ -201,7 +201,12 @@ class SessionOps:
                 await self._graph.aupdate_state(self._config(), {"messages": replace_all(
                     history[:index])}, as_node="agent")
             through = history[index - 1].id if index else None
-            taken = self.sessions.update(meta.id, lambda disk: take_back_turn(disk, through))
+            # Writing the shorter history already took the turn back when it settled the
+            # counts (`accounting.settle` follows a history that lost a counted turn): once.
+            taken = self.sessions.update(
+                meta.id, lambda disk: None if (disk.counted or {}).get("through") == through
+                and disk.turns <= sum(isinstance(m, HumanMessage) for m in history[:index])
+                else take_back_turn(disk, through))
             if taken is not None:
                 meta.absorb(taken)
         return content_text(history[index].content)

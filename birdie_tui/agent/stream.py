@@ -1,5 +1,5 @@
 """Turning LangGraph's `astream(stream_mode=["messages","updates","custom"])` output into typed
-turn events (DESIGN.md §3.2). Pure functions over (mode, data) pairs."""
+turn events (docs/contracts.md, stream-json events). Pure functions over (mode, data) pairs."""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ class Skill:
         return False
 
     def to_dict(self) -> dict[str, Any]:
-        """The `skills check --json` shape (DESIGN.md §3.1)."""
+        """The `skills check --json` shape (docs/contracts.md)."""
         return {
             "name": self.name,
             "kind": self.kind,

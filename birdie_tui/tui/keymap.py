@@ -1,7 +1,7 @@
 """User key bindings: `settings.json` `"keymap": {"<binding id>": "<keys>"}` (Textual's keymap).
 
-Every binding of ours has an id (`app.sessions`, `composer.newline`, …); README lists them. An
-id that does not exist is reported instead of being ignored in silence.
+Every binding of ours has an id (`app.sessions`, `composer.newline`, …); docs/contracts.md
+lists them. An id that does not exist is reported instead of being ignored in silence.
 """
 
 from __future__ import annotations
@@ -51,5 +51,5 @@ def apply_keymap(app: Any, keymap: Mapping[str, str]) -> list[str]:
     known = binding_ids(app)
     unknown = sorted(set(keymap) - known)
     app.set_keymap({key: value for key, value in keymap.items() if key in known})
-    return [f"keymap: no binding has the id {name!r} (README, Keys, lists them)"
+    return [f"keymap: no binding has the id {name!r} (docs/contracts.md lists them)"
             for name in unknown]

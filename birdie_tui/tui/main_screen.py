@@ -49,7 +49,8 @@ SKILL_LIST_KEYS = ("space",)
 
 
 class MainScreen(ScreenActions, Screen):
-    # Ids keep the `app.` prefix: they are what users name in their keymap (README, Keys).
+    # Ids keep the `app.` prefix: they are what users name in their keymap
+    # (docs/contracts.md, Key binding ids).
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),

@@ -1,4 +1,4 @@
-"""The one Textual message from the engine to the UI (DESIGN.md §3.2).
+"""The one Textual message from the engine to the UI (docs/architecture.md, Events in the TUI).
 
 The vocabulary is defined once, in `birdie_tui.agent.events` (stream-json is its serialised
 form). The turn worker and the front door's listener wrap each event as it arrives in an

@@ -1,4 +1,5 @@
-"""Sessions written by the original Birdie 0.1.5 CLI open and continue (DESIGN.md §3.3, §5).
+"""Sessions written by the original Birdie 0.1.5 CLI open and continue (docs/contracts.md,
+Files on disk).
 
 Birdie 0.1.5 kept `$BIRDIE_HOME/sessions/<user>/<id>.json` with exactly the keys id, user_id,
 created_at, updated_at, turns, enabled_skills, disabled_skills, and its history in
@@ -243,8 +244,11 @@ async def test_birdie_crash_left_a_dangling_call_repaired_in_place(isolated_home
     engine = await birdie_engine()
     await engine.open_session(SESSION_ID)
     healed = await engine.messages()
-    assert [type(m) for m in healed] == [HumanMessage, AIMessage, ToolMessage]
+    # The answer goes right after the call (in place); the turn the crash cut short is then
+    # closed with the same mark SIGTERM leaves.
+    assert [type(m) for m in healed] == [HumanMessage, AIMessage, ToolMessage, AIMessage]
     assert healed[2].tool_call_id == BIRDIE_CALL_ID and healed[2].status == "error"
+    assert "[interrupted]" in healed[3].content
     assert history_problems(healed) == []
     state = await engine._graph.aget_state(engine._config())
     assert state.next == ()  # the pending "tools" step will not run Birdie's call later
@@ -254,8 +258,8 @@ async def test_birdie_crash_left_a_dangling_call_repaired_in_place(isolated_home
     assert not [e for e in events if e.type == "tool_call"]
     final = await engine.messages()
     assert history_problems(final) == []
-    assert final[:3] == healed
-    assert [type(m) for m in final[3:]] == [HumanMessage, AIMessage]
+    assert final[:4] == healed
+    assert [type(m) for m in final[4:]] == [HumanMessage, AIMessage]
 
 
 async def test_birdie_late_placeholder_is_moved_into_place(isolated_home, birdie_engine):

@@ -1,5 +1,6 @@
-"""Permission rules read a call's arguments as data: README's examples as written there, the
-bypasses an attack run found, chained lines an allow rule never covers, exact saved rules."""
+"""Permission rules read a call's arguments as data: the examples of docs/skills.md as written
+there, the bypasses an attack run found, chained lines an allow rule never covers, exact saved
+rules."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from birdie_tui.skills.parser import parse_skill_file
 from .conftest import collect
 
 REPO = Path(__file__).resolve().parents[2]
+SKILLS_DOC = REPO / "docs" / "skills.md"  # the rule grammar and its checked examples
 SHELL_SKILL = REPO / "skills" / "shell" / "SKILL.MD"
 RUN_BASH = next(t for t in parse_skill_file(SHELL_SKILL).tools if t.name == "run_bash")
 # The bundled write_file: a bash: tool whose own template chains commands (`>`, `&&`, `$(…)`).
@@ -45,10 +47,10 @@ def verdict(rules: dict, command: str, tool=RUN_BASH, args=None) -> str:
                          skill_name="Shell", gated=True, why="asks").action
 
 
-def readme_examples() -> list[tuple[str, str, str, bool]]:
-    """(kind, rule, example, matches) from README's checked examples block."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("#### Rule patterns"):]
+def documented_examples() -> list[tuple[str, str, str, bool]]:
+    """(kind, rule, example, matches) from the checked examples block of docs/skills.md."""
+    text = SKILLS_DOC.read_text(encoding="utf-8")
+    section = text[text.index("### Rule patterns"):]
     block = section[section.index("```text\n") + 8:]
     block = block[:block.index("```")]
     found, kind, rule = [], "", ""
@@ -60,10 +62,10 @@ def readme_examples() -> list[tuple[str, str, str, bool]]:
     return found
 
 
-EXAMPLES = readme_examples()
+EXAMPLES = documented_examples()
 
 
-def test_readme_has_examples_for_both_kinds_of_rule():
+def test_the_doc_has_examples_for_both_kinds_of_rule():
     """The examples block is found and covers allow and deny rules, matches and misses."""
     assert len(EXAMPLES) >= 20
     assert {(kind, hit) for kind, _, _, hit in EXAMPLES} >= {
@@ -72,8 +74,8 @@ def test_readme_has_examples_for_both_kinds_of_rule():
 
 @pytest.mark.parametrize("kind,rule,example,hit", EXAMPLES,
                          ids=[f"{k} {r} {e}" for k, r, e, _ in EXAMPLES])
-def test_readme_rule_examples_hold_as_written(kind, rule, example, hit):
-    """Each README example gets the verdict README promises, through the real policy and the
+def test_documented_rule_examples_hold_as_written(kind, rule, example, hit):
+    """Each example in docs/skills.md gets the verdict it promises, through the real policy and the
     real bundled run_bash rendering (JSON examples are another tool's arguments)."""
     args = json.loads(example) if example.startswith("{") else None
     tool = WRITE_FILE if args is not None else RUN_BASH
@@ -81,10 +83,10 @@ def test_readme_rule_examples_hold_as_written(kind, rule, example, hit):
     assert action == (kind if hit else "ask")
 
 
-def test_readme_settings_example_as_written():
-    """The settings.json example in README: its allow rule runs `git status`, never a line that
+def test_documented_settings_example_as_written():
+    """The settings.json example in docs/skills.md: its allow rule runs `git status`, never a line that
     chains something to it; its deny rule stops `rm -r -f`; its bare tool rule allows the tool."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = SKILLS_DOC.read_text(encoding="utf-8")
     block = text[text.index('```json\n{"permissions"') + 8:]
     rules = json.loads(block[:block.index("```")])["permissions"]
     assert verdict(rules, "git status") == "allow"

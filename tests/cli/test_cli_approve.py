@@ -115,15 +115,16 @@ def test_every_pending_call_needs_an_answer():
 
 
 def test_a_message_beyond_the_argument_limit_comes_on_stdin(isolated_home):
-    """`--print -` reads the message from standard input: 300 KB, beyond the 128 KiB a single
-    argument may hold."""
-    message = "start " + "x" * 300_000 + " end"
+    """`--print -` reads the message from standard input: 140 KB, beyond the 128 KiB a single
+    argument may hold (two-byte characters, so it still fits the offline model's window)."""
+    message = "start " + "é" * 70_000 + " end"
     env = clean_env(isolated_home)
     proc = subprocess.run([sys.executable, "-m", "birdie_tui.cli", "--print", "-",
                            "--output-format", "stream-json"], input=message, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "300,010 characters" in events_of(proc)[-1]["text"]
+    assert len(message.encode()) > 128 * 1024
+    assert "70,010 characters" in events_of(proc)[-1]["text"]
     piped = subprocess.run([sys.executable, "-m", "birdie_tui.cli", "--print"],
                            input="from a pipe", env=env, capture_output=True, text=True,
                            timeout=120)

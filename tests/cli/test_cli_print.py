@@ -1,5 +1,5 @@
 """`birdie-tui --print`: real subprocesses, the offline model, the real session store
-(DESIGN.md §3.1 command line, §3.2 stream-json events)."""
+(docs/contracts.md: command line, stream-json events)."""
 
 from __future__ import annotations
 

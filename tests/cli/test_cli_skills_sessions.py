@@ -1,5 +1,5 @@
 """`birdie-tui skills check` and `birdie-tui sessions list|export`, as real subprocesses
-(DESIGN.md §3.1)."""
+(docs/contracts.md, Command line)."""
 
 from __future__ import annotations
 

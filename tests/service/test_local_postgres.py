@@ -8,8 +8,8 @@ from birdie_tui.service import local_birdie
 
 
 async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):
-    """A URL with a password: status shows it masked; rows carry user@host; resume line
-    carries the URL (it is scrubbed where it is shown)."""
+    """A URL with a password: status shows it masked; rows carry user@host; the resume line
+    never holds the password: it reads the URL from $BIRDIE_DATABASE_URL."""
     user, _, rest = pg_url.partition("://")[2].partition("@")
     secret_url = f"postgresql://{user}:hunter2@{rest}"
     env = {"BIRDIE_HOME": str(tmp_path / "home"), "USER": "carol", "PATH": "/usr/bin:/bin"}
@@ -28,7 +28,7 @@ async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):
         rows = {r.id: r for r in birdie.session_rows()}
         assert rows[status.session_id].written_by.startswith("carol@")
         await birdie.open_session(status.session_id)
-        assert birdie.resume_command() == (
-            f"birdie-tui --database-url {secret_url} --session-id {status.session_id}")
+        assert birdie.resume_command() == ('birdie-tui --database-url "$BIRDIE_DATABASE_URL" '
+                                           f"--session-id {status.session_id}")
     finally:
         await birdie.close()

@@ -71,7 +71,7 @@ def mcp_markdown(rows: list[Any], logs_dir: str) -> str:
     """The `/mcp` report: each MCP skill's server, its state and its tools."""
     if not rows:
         return ("No MCP skills are loaded. A skill gets its tools from an MCP server with an "
-                "`mcp_server` block in its SKILL.MD (see the README, *MCP servers*).")
+                "`mcp_server` block in its SKILL.MD (see docs/skills.md, *MCP servers*).")
     lines = []
     for s in rows:
         mark = "●" if s.enabled else "○ (off)"

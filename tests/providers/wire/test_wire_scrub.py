@@ -34,6 +34,7 @@ LEAKY = """\
 ---
 name: Leaky
 description: A tool that prints the API key on stderr.
+env: [OPENAI_API_KEY]  # passed through on purpose: what a tool prints is still scrubbed
 ---
 
 ## Tools
