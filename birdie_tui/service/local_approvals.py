@@ -11,14 +11,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
-from birdie_tui.agent.events import StatusChanged
+from birdie_tui.events import ChangeEvent, StatusChanged, TurnEvent
 from birdie_tui.service.protocol import Approver, BirdieError
 
 
 class LocalApprovals:
     engine: Any
-    _emit: Callable[[Any], None]
-    _turn: Callable[..., AsyncIterator[Any]]
+    _emit: Callable[[ChangeEvent], None]
+    _turn: Callable[..., AsyncIterator[TurnEvent]]
 
     def approval_mode(self) -> str:
         return self.engine.approval_mode
@@ -42,7 +42,7 @@ class LocalApprovals:
         return await self.engine.pending_approvals()
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[Any]:
+               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         """Finish the pending step: calls in `answers` are decided, the others are asked
         through `approver` (a dialog), and the turn runs on; its events come back as from
         `send`."""

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from birdie_tui.agent.events import Compacted, StatusChanged
+from birdie_tui.events import ChangeEvent, Compacted, StatusChanged
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CallContext, CompactionRow
 
 
 class LocalContext:
     engine: Any
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _emit_totals: Callable[[], None]
 
     def check_message(self, text: str) -> str | None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from birdie_tui.agent.approvals import MODES
-from birdie_tui.agent.events import SkillsChanged, StatusChanged
-from birdie_tui.service.protocol import BirdieError
+from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
+from birdie_tui.service.protocol import BirdieError, SettingValue
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
@@ -49,7 +50,7 @@ class RemoteCommands:
     _settings: Any
     _thread: str
     _summary: str
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _write_meta_sync: Callable[..., None]
     _grants: Callable[[], tuple[list[str], list[str]]]
     _price: Callable[[], Any]
@@ -60,7 +61,7 @@ class RemoteCommands:
     def settings(self) -> SettingsRow:
         return settings_row(self._settings)
 
-    def save_settings(self, **changes: Any) -> None:
+    def save_settings(self, **changes: SettingValue) -> None:
         from birdie_tui.store.paths import BirdiePaths
 
         paths = BirdiePaths.from_env(getattr(self, "_environ", None) or os.environ)
@@ -125,7 +126,7 @@ class RemoteCommands:
         self._emit(SkillsChanged())
         return new
 
-    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
+    async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
         """The server's skills as it has them now (its files are reloaded by the server)."""
         await self._refresh_catalog()
         self._emit(SkillsChanged())

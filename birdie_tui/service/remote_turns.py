@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalPolicy, ApprovalRequest
-from birdie_tui.agent.events import (
+from birdie_tui.events import (
+    ChangeEvent,
     ApprovalDecided,
     TotalsChanged,
     TurnDone,
@@ -69,7 +70,7 @@ def final_text(update: Any) -> str | None:
 
 class RemoteTurns:
     wire: Wire
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _thread: str
     _meta: dict[str, Any]
     _live: list[CallUsage]
@@ -82,11 +83,11 @@ class RemoteTurns:
     _price: Callable[[], Any]
 
     # ------------------------------------------------------------------ the door's methods
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]:
+    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn(text, approver, None)
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[Any]:
+               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn("", approver, dict(answers or {}))
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
@@ -98,7 +99,7 @@ class RemoteTurns:
 
     # ------------------------------------------------------------------ one turn
     async def _remote_turn(self, text: str, approver: Approver | None,
-                           resume: dict[str, ApprovalAnswer] | None) -> AsyncIterator[Any]:
+                           resume: dict[str, ApprovalAnswer] | None) -> AsyncIterator[TurnEvent]:
         from birdie_tui.agent.approval_ops import resume_value
         from birdie_tui.text import scrub_surrogates
 

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.agent.events import TokenStreamed, TurnCancelled, TurnError
+from birdie_tui.events import TokenStreamed, TurnCancelled, TurnError
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 from birdie_tui.text import one_line
 from birdie_tui.tui import notify

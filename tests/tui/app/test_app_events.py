@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from birdie_tui.agent.events import event_types
+from birdie_tui.events import event_types
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.turn_view import TurnView
