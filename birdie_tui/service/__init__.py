@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from birdie_tui.events import ChangeEvent, TurnEvent  # what the door's signatures name
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError
 
 if TYPE_CHECKING:
     from birdie_tui.service.local import LocalBirdie
     from birdie_tui.service.remote import RemoteBirdie
 
-__all__ = ["Approver", "Birdie", "BirdieError", "LocalBirdie", "local_birdie", "remote_birdie"]
+__all__ = ["Approver", "Birdie", "BirdieError", "ChangeEvent", "LocalBirdie", "TurnEvent",
+           "local_birdie", "remote_birdie"]
 
 
 def local_birdie(**options) -> LocalBirdie:
