@@ -6,7 +6,7 @@ Importing this package is cheap: rows and the protocol are plain Python.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.events import ChangeEvent, TurnEvent  # what the door's signatures name
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError
@@ -19,7 +19,7 @@ __all__ = ["Approver", "Birdie", "BirdieError", "ChangeEvent", "LocalBirdie", "T
            "local_birdie", "remote_birdie"]
 
 
-def local_birdie(**options) -> LocalBirdie:
+def local_birdie(**options: Any) -> LocalBirdie:
     """A `Birdie` over the engine in this process (`user`, `skills_dirs`, `config_file`,
     `environ`); call `start` before anything else."""
     from birdie_tui.service.local import LocalBirdie
@@ -27,7 +27,7 @@ def local_birdie(**options) -> LocalBirdie:
     return LocalBirdie(**options)
 
 
-def remote_birdie(url: str, **options) -> RemoteBirdie:
+def remote_birdie(url: str, **options: Any) -> RemoteBirdie:
     """A `Birdie` over the `birdie` graph of the LangGraph server at `url` (`user`,
     `environ`; the local-only options are ignored); call `start` before anything else."""
     from birdie_tui.service.remote import RemoteBirdie

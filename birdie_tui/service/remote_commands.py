@@ -14,6 +14,7 @@ from typing import Any
 from birdie_tui.agent.approvals import MODES
 from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
 from birdie_tui.service.protocol import BirdieError, SettingValue
+from birdie_tui.service.remote_catalog import Catalog
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
@@ -40,7 +41,7 @@ def local_only(what: str, why: str) -> BirdieError:
 
 
 class RemoteCommands:
-    catalog: Any
+    catalog: Catalog
     wire: Any
     _meta: dict[str, Any]
     _messages: list[Any]
@@ -77,7 +78,7 @@ class RemoteCommands:
         ceiling = self.catalog.server.get("approval_ceiling")
         order = ("read-only", "ask", "auto")
         if ceiling in order and mode in order and order.index(ceiling) < order.index(mode):
-            return ceiling
+            return str(ceiling)
         return mode
 
     def set_approval_mode(self, mode: str | None = None) -> str:

@@ -69,7 +69,7 @@ CLICK_FOCUSABLE = frozenset({"composer"})  # widget ids
 SKILL_LIST_KEYS = ("space",)
 
 
-class MainScreen(ScreenActions, Screen):
+class MainScreen(ScreenActions, Screen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
     BINDINGS = [
@@ -142,10 +142,6 @@ class MainScreen(ScreenActions, Screen):
         sidebar, panel = self.query_one(SkillSidebar), self.query_one("#panels")
         sidebar.display, panel.display = show_sidebar, show_panel
         sidebar.styles.width, panel.styles.width = side_widths(width, show_sidebar, show_panel)
-
-    @property
-    def chat(self) -> ChatLog:
-        return self.query_one(ChatLog)
 
     # ------------------------------------------------------------------ Birdie's events
     async def on_engine_event(self, message: EngineEvent) -> None:

@@ -69,8 +69,9 @@ class TurnRunner:
                                    "you sent a new message instead).")
             self.waiting = []
 
-        async def opener() -> AsyncIterator[TurnEvent]:
-            return screen.birdie.send(text, approver=self.approve)
+        async def opener() -> AsyncIterator[TurnEvent] | None:
+            birdie = screen.birdie  # None only if Birdie stopped since the message was sent
+            return None if birdie is None else birdie.send(text, approver=self.approve)
 
         self._launch(opener)
 
@@ -196,6 +197,7 @@ class TurnRunner:
         applies as it would have when the step was first reached. (Asked here, before the
         turn starts, so that "not now" leaves the chat as it was: no turn ran.)"""
         birdie = self.screen.birdie
+        assert birdie is not None  # asked by `ask_pending`, which needs Birdie running
         answers: dict[str, ApprovalAnswer] = {}
         for request in pending:
             mode = birdie.approval_mode()
