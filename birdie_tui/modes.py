@@ -16,4 +16,15 @@ PERMISSIVENESS: tuple[ApprovalMode, ...] = ("read-only", "ask", "auto")
 LoadingMode = Literal["triggers", "model", "both"]
 LOADING_MODES: tuple[LoadingMode, ...] = get_args(LoadingMode)
 
-__all__ = ["APPROVAL_MODES", "LOADING_MODES", "PERMISSIVENESS", "ApprovalMode", "LoadingMode"]
+__all__ = ["APPROVAL_MODES", "LOADING_MODES", "PERMISSIVENESS", "ApprovalMode", "LoadingMode",
+           "approval_mode_of", "loading_mode_of"]
+
+
+def approval_mode_of(value: object) -> ApprovalMode | None:
+    """`value` as an approval mode, or None when it is not one (typed user or file input)."""
+    return next((mode for mode in APPROVAL_MODES if mode == value), None)
+
+
+def loading_mode_of(value: object) -> LoadingMode | None:
+    """`value` as a loading mode, or None when it is not one."""
+    return next((mode for mode in LOADING_MODES if mode == value), None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, NoReturn, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -140,7 +140,7 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         ctx.context_window, fixed_tokens=report.prompt_tokens + tool_tokens))
     record = call_record(messages, report, window, len(messages) - len(visible),
                          evicted=lease.evicted, skipped=not_loaded(allowed, report, ctx.loading))
-    report.context = record
+    report = replace(report, context=record)  # events are frozen: a copy with its record
     get_stream_writer()({"injected": _injected_event(report, ctx.wire_events)})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
     response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]),

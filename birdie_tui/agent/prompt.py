@@ -15,7 +15,7 @@ from functools import lru_cache
 from operator import is_
 from typing import Any
 
-from birdie_tui.agent.events import InjectedSkill, SkillsInjected
+from birdie_tui.events import InjectedSkill, SkillsInjected
 from birdie_tui.agent.compaction import summary_block
 from birdie_tui.agent.provenance import Segment, digest
 from birdie_tui.providers.tokens import estimate_tokens

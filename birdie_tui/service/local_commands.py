@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.events import StatusChanged
+from birdie_tui.events import ChangeEvent, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
@@ -22,7 +22,7 @@ class LocalCommands:
     """Issue 13's door methods over the local engine."""
 
     engine: Any
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     ledger: Callable[[], TokenLedger]
     reload_skills: Callable[..., Awaitable[None]]
 

@@ -4,7 +4,7 @@ after a restart. Offline model, a temp BIRDIE_HOME, the test skills (ssh has the
 
 from __future__ import annotations
 
-from birdie_tui.agent.events import Compacted
+from birdie_tui.events import Compacted
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
