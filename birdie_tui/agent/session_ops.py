@@ -228,6 +228,12 @@ class SessionOps:
 
     _history_cache: tuple[str, str | None, list[BaseMessage]] | None = None
 
+    async def history_head(self) -> tuple[str | None, bool]:
+        """(the open session's latest checkpoint id, whether this engine wrote or read it
+        last): a head it does not know means another process changed the history."""
+        head = await self._head_checkpoint(self.require_session().id)
+        return head, head == self._known_head
+
     async def _head_checkpoint(self, thread_id: str) -> str | None:
         """The id of the thread's latest checkpoint (one indexed query): while it is the same,
         the history read last time is still the history, so opening a session (transcript,
