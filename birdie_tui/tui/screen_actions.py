@@ -173,4 +173,4 @@ class ScreenActions:
         self.app.watch_skill_folders()
 
     def quit(self) -> None:
-        self.app.exit(0)
+        self.sessions.quit()
