@@ -297,7 +297,9 @@ class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
             self.registry.skills(), result, previously_broken=self.broken_skills,
             previous_errors=self.registry.errors, touched=touched)
         self.registry.replace(merged)
-        self.broken_skills = dict(report.broken)
+        # In place: every session view of the engine reads the same dict.
+        self.broken_skills.clear()
+        self.broken_skills.update(report.broken)
         return report
 
     def skills(self) -> list[Skill]:

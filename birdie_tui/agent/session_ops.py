@@ -197,6 +197,7 @@ class SessionOps:
                 raise EngineError("nothing to retry: this session has no message yet")
             if index == 0:  # an empty history: drop the thread (an update needs a last message)
                 await self._saver.adelete_thread(meta.id)
+                self._known_head = None  # this engine's own change (see SessionDesk.pulse)
             else:
                 await self._graph.aupdate_state(self._config(), {"messages": replace_all(
                     history[:index])}, as_node="agent")

@@ -85,6 +85,8 @@ class TurnRunner:
         self.screen.turn.reset()
         self._leaving = False
         self.record = []
+        self.shown = True  # only the screen's runner starts a turn
+        self._on_screen.set()
         self.worker = self.screen.run_worker(self._run(opener), group="agent-turn",
                                              exclusive=True, exit_on_error=False)
         self.screen.show_status()
