@@ -144,3 +144,31 @@ async def test_a_turn_from_another_process_shows_without_reopening(make_app, iso
         status = app.query_one("#status")
         await wait_for(pilot, lambda: "open elsewhere: process" in status.others)
         assert row_of(app, sid).turns == 2  # the figures follow the file
+
+
+async def test_a_background_turn_waits_for_its_approval_until_shown(make_app, monkeypatch,
+                                                                    tmp_path):
+    """A turn left behind reaches a call that needs approval: no dialog opens over the other
+    session, the status bar says one session awaits approval; switching back asks, and the
+    answer runs the call."""
+    from birdie_tui.tui.screens.approval import ApprovalScreen
+
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "0.5")  # the tool call comes 2 s after the switch
+    made = tmp_path / "made"
+    app = make_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, f'call touch_file {{"path": "{made}"}}')
+        await wait_for(pilot, lambda: app.main.turn_running)
+        first = shown_session(app)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: shown_session(app) != first)
+        status = app.query_one("#status")
+        await wait_for(pilot, lambda: status.others == "1 awaiting approval", timeout=20)
+        assert not isinstance(app.screen, ApprovalScreen) and not made.exists()
+        await send(pilot, app, f"/session switch {first}")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+        await pilot.pause(ApprovalScreen.ARM_SECONDS + 0.1)
+        await pilot.press("y")
+        await wait_for(pilot, made.exists, timeout=20)
+        assert app.main.turn_running and status.others == ""  # its reply streams on screen
