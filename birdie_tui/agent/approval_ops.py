@@ -55,17 +55,27 @@ class ApprovalDesk:
         self._session = session
         self._sessions = sessions
         self._history = history
-        self._mode: ApprovalMode | None = None  # None: settings.json's
+        # One cell shared by every session's desk (`for_session`): the mode is the app's.
+        self._mode_cell: list[ApprovalMode | None] = [None]  # None: settings.json's
+
+    def for_session(self, *, session: Callable[[], SessionMeta | None],
+                    history: SessionHistory) -> ApprovalDesk:
+        """The desk of another open session (a session view of the engine): its own record
+        of answers, the same mode."""
+        desk = ApprovalDesk(settings=self._settings, session=session, sessions=self._sessions,
+                            history=history)
+        desk._mode_cell = self._mode_cell
+        return desk
 
     # ------------------------------------------------------------------ mode
     @property
     def mode(self) -> ApprovalMode:
-        return self._mode or self._settings().approval_mode
+        return self._mode_cell[0] or self._settings().approval_mode
 
     def set_mode(self, mode: str) -> ApprovalMode:
         for known in MODES:
             if mode == known:
-                self._mode = known
+                self._mode_cell[0] = known
                 return known
         raise EngineError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
 

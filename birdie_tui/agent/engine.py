@@ -16,6 +16,7 @@ so starting and quitting leaves no empty session behind.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,33 @@ class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
         self.needs_repair = True  # see SessionOps: the open history may need a repair
         self._saver: Any = None
         self._checkpoints: Any = None  # SqliteCheckpoints or PgCheckpoints
+        # This engine and its session views: the open sessions, each with its own turn.
+        self._views: list[Engine] = [self]
+
+    def session_view(self) -> Engine:
+        """A view of this engine for another open session, no session open yet: the agent,
+        stores, checkpointer, graph and approval mode shared; the session, its grants, token
+        account, answers and history bookkeeping its own. A turn runs on the view it started
+        on, so showing another session (a view of its own) leaves the turn running. Only the
+        engine itself is closed (`aclose`); `drop_view` forgets a view."""
+        view = copy.copy(self)
+        view.session = None
+        view.policy = SkillPolicy()
+        view.tokens = TokenAccount(self.sessions, view)
+        view.approvals = self.approvals.for_session(session=lambda: view.session, history=view)
+        view.last_call = None
+        view.needs_repair = True
+        view._known_head = view._settled_through = None
+        view._lock_held = False
+        view._history_cache = None
+        view._stopped_for = []
+        self._views.append(view)
+        return view
+
+    def drop_view(self, view: Engine) -> None:
+        """Forget a session view (its turn ended while another session was shown)."""
+        if view in self._views:
+            self._views.remove(view)
 
     # ----------------------------------------------------------------- the built parts
     paths = property(lambda self: self.agent.paths)
@@ -269,7 +297,9 @@ class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
             self.registry.skills(), result, previously_broken=self.broken_skills,
             previous_errors=self.registry.errors, touched=touched)
         self.registry.replace(merged)
-        self.broken_skills = dict(report.broken)
+        # In place: every session view of the engine reads the same dict.
+        self.broken_skills.clear()
+        self.broken_skills.update(report.broken)
         return report
 
     def skills(self) -> list[Skill]:

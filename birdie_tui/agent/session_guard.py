@@ -54,6 +54,7 @@ class SessionGuard:
     _known_head: str | None = None
     _settled_through: str | None = None  # the last message id counted by this engine
     _lock_held = False  # this engine holds the open session's turn lock
+    _views: list[SessionGuard] = []  # the engine's session views (see Engine.session_view)
 
     messages: Any  # SessionOps, like `_head_checkpoint`
     _head_checkpoint: Any
@@ -165,10 +166,19 @@ class SessionGuard:
             except BaseException:
                 await self._checkpoints.discard()  # nothing of a failed write stays visible
                 raise
-            await self._after_put(config, checkpoint, saved)
+            await self._checkpoint_owner(config)._after_put(config, checkpoint, saved)
             return saved
 
         saver.aput = aput
+
+    def _checkpoint_owner(self, config: Any) -> SessionGuard:
+        """The session view whose session the checkpoint belongs to (one saver serves every
+        open session of the engine: a turn left running in the background counts its own)."""
+        thread = config.get("configurable", {}).get("thread_id")
+        for view in self._views:
+            if view.session is not None and view.session.id == thread:
+                return view
+        return self
 
     async def _after_put(self, config: Any, checkpoint: Any, saved: Any) -> None:
         meta = self.session

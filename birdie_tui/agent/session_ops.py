@@ -197,6 +197,7 @@ class SessionOps:
                 raise EngineError("nothing to retry: this session has no message yet")
             if index == 0:  # an empty history: drop the thread (an update needs a last message)
                 await self._saver.adelete_thread(meta.id)
+                self._known_head = None  # this engine's own change (see SessionDesk.pulse)
             else:
                 await self._graph.aupdate_state(self._config(), {"messages": replace_all(
                     history[:index])}, as_node="agent")
@@ -227,6 +228,12 @@ class SessionOps:
         return list(history)
 
     _history_cache: tuple[str, str | None, list[BaseMessage]] | None = None
+
+    async def history_head(self) -> tuple[str | None, bool]:
+        """(the open session's latest checkpoint id, whether this engine wrote or read it
+        last): a head it does not know means another process changed the history."""
+        head = await self._head_checkpoint(self.require_session().id)
+        return head, head == self._known_head
 
     async def _head_checkpoint(self, thread_id: str) -> str | None:
         """The id of the thread's latest checkpoint (one indexed query): while it is the same,

@@ -1,11 +1,10 @@
 """`LocalBirdie`: the front door over the engine in this process (sqlite + JSON under
-`BIRDIE_HOME`). Importing this module is cheap; `start` imports the engine (LangGraph,
-LangChain, the vendor SDK) off the event loop.
-
-Start never leaves a half-started service: a bad request (unknown or corrupt session id,
-unknown --enable skill, a vendor without its key) is said in one line and a working session
-opens anyway; anything that stops the engine itself raises `BirdieError` after closing what
-was opened.
+`BIRDIE_HOME`, or PostgreSQL). Importing it is cheap; `start` imports the engine off the
+event loop. Start never leaves a half-started service: a bad request (unknown or corrupt
+session id, unknown --enable skill, a vendor without its key) is said in one line and a
+working session opens anyway; what stops the engine itself raises `BirdieError`, closed.
+Sessions open side by side (`local_desk.py`): a turn runs on in its session when another is
+shown.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from birdie_tui.service import local_rows
 from birdie_tui.service.local_approvals import LocalApprovals
 from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
+from birdie_tui.service.local_desk import SessionDesk
 from birdie_tui.service.local_start import (
     failed_start, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
@@ -46,6 +46,7 @@ from birdie_tui.service.rows import (
     MemoryNote,
     ModelChoice,
     ModelFacts,
+    SessionPulse,
     SessionRow,
     SettingsRow,
     SkillRow,
@@ -71,9 +72,10 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._heard: set[str] = set()  # recovery notices told (settings warnings repeat them)
-        self._mcp_told: set[str] = set()
+        self._mcp_told: set[str] = set()  # MCP failures told
         self._unlisten: Callable[[], None] | None = None
         self._settings: Any = None
+        self._desk = SessionDesk(None)  # the open sessions (see local_desk.py)
 
     # ------------------------------------------------------------------ life
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -114,6 +116,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
             self.engine = make_engine(engine_mod, self._options, problems, strict=strict)
             tell_waits(self.engine, lambda: bool(self._listeners), self._emit)
             await self.engine.start()
+            self._desk = SessionDesk(self.engine)
             warnings = self._load_settings()
             if strict:
                 if session_id is None and continue_last:
@@ -140,7 +143,9 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
-        engine, self.engine = self.engine, None
+        # The engine itself, whichever session view was shown.
+        engine, self.engine = self._desk.root or self.engine, None
+        self._desk = SessionDesk(None)
         if engine is not None:
             with contextlib.suppress(Exception):  # closing goes on; a failed start says why
                 await engine.aclose()
@@ -182,14 +187,17 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
                     resume: dict[str, Any] | None = None) -> AsyncIterator[TurnEvent]:
         if resume is None:
             await self.auto_compact()
+        engine, desk = self.engine, self._desk  # the turn's view, whatever is shown later
+        desk.turn_started(engine)
         try:
-            async with contextlib.aclosing(self.engine.run_turn(
+            async with contextlib.aclosing(engine.run_turn(
                     text, approver=approver, resume=resume)) as run:
                 async for event in run:
                     yield event
                     if event.type == "usage":
                         self._emit_totals()
         finally:
+            desk.turn_ended(engine)
             self._emit_totals()
             self._emit(StatusChanged())
             self._emit(SkillsChanged())
@@ -230,20 +238,22 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
                                               records[-1] if records else None)
 
     async def new_session(self) -> None:
-        meta = await self.engine.new_session()
-        self._emit(SessionOpened(id=meta.id, new=True))
+        self.engine, session_id = await self._desk.new()
+        self._emit(SessionOpened(id=session_id, new=True))
 
     async def open_session(self, session_id: str) -> None:
         from birdie_tui.agent.options import EngineError
 
-        current = self.engine.session
-        if current is not None and current.id == session_id:
+        if getattr(self.engine.session, "id", None) == session_id:  # already shown
             return
         try:
-            meta = await self.engine.switch_session(session_id)
+            self.engine, opened = await self._desk.open(session_id)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
-        self._emit(SessionOpened(id=meta.id, new=False))
+        self._emit(SessionOpened(id=opened, new=False))
+
+    async def session_pulse(self) -> SessionPulse:  # see SessionDesk.pulse
+        return await self._desk.pulse()
 
     def rename_session(self, session_id: str, title: str) -> None:
         from birdie_tui.agent.options import EngineError
@@ -257,6 +267,8 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     async def delete_session(self, session_id: str) -> None:
         from birdie_tui.agent.options import EngineError
 
+        if session_id in self._desk.parked:
+            raise BirdieError(f"session {session_id} is running a turn: open it, Esc, then delete")
         try:
             replacement = await self.engine.delete_session(session_id)
         except EngineError as exc:

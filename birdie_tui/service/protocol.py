@@ -24,6 +24,7 @@ from birdie_tui.service.rows import (
     MemoryNote,
     ModelChoice,
     ModelFacts,
+    SessionPulse,
     SessionRow,
     SettingsRow,
     SkillRow,
@@ -94,6 +95,7 @@ class Birdie(Protocol):
     async def open_session(self, session_id: str) -> None: ...
     def rename_session(self, session_id: str, title: str) -> None: ...
     async def delete_session(self, session_id: str) -> None: ...
+    async def session_pulse(self) -> SessionPulse: ...  # other processes' turns in this one
 
     # -------------------------------------------------------------- skills, tools, MCP
     def skill_rows(self) -> list[SkillRow]: ...

@@ -35,7 +35,7 @@ from birdie_tui.service.remote_sessions import (
     thread_row,
 )
 from birdie_tui.service.remote_turns import RemoteTurns
-from birdie_tui.service.rows import SessionRow, Started, Status, TokenLedger
+from birdie_tui.service.rows import SessionPulse, SessionRow, Started, Status, TokenLedger
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.text import title_from
 
@@ -325,6 +325,10 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         await self._open(session_id)
         await self._refresh_catalog()
         self._emit(SessionOpened(id=self._thread, new=False))
+
+    async def session_pulse(self) -> SessionPulse:
+        """Nothing polled: the server runs one run at a time per thread (`multitask`)."""
+        return SessionPulse()
 
     def rename_session(self, session_id: str, title: str) -> None:
         title = title.strip()

@@ -59,6 +59,8 @@ class SessionRow:
     created_at: str = ""
     # Who last wrote it, "user@host", in a shared store (Postgres, a server); "" when local.
     written_by: str = ""
+    # "running" / "waiting for approval" while a turn of this front end runs in it; "" idle.
+    busy: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,14 @@ class ToolCallItem:
     id: str
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SessionPulse:
+    """The open session as other processes left it, polled while nothing runs in it."""
+
+    changed: bool = False  # another process added to its history: show it again
+    elsewhere: str = ""  # who else has it open ("process 1234", "alice@laptop pid 7"), or ""
 
 
 @dataclass(frozen=True)

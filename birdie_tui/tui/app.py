@@ -21,6 +21,7 @@ from textual.binding import Binding
 from birdie_tui.screen_text import clean
 from birdie_tui.service import BirdieError, ChangeEvent
 from birdie_tui.signals import SignalWatch, exit_status
+from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot
 from birdie_tui.tui.keymap import apply_keymap, key_for
@@ -66,12 +67,13 @@ class BirdieApp(App[int]):
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast (screens and widgets send theirs here): its text often quotes an error,
-        a skill or a title, so it is never markup (a `[@click]` would be an action) and its
-        escape sequences are neutralised."""
+        """Every toast: its text often quotes an error, a skill or a title, so it is never
+        markup (a `[@click]` would be an action) and its escape sequences are neutralised."""
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout,
                        markup=False)
 
+    async def action_quit(self) -> None:  # with turns running, asked once first
+        self.main.sessions.quit()
     def get_default_screen(self) -> MainScreen:
         return self.main
 
@@ -154,8 +156,6 @@ class BirdieApp(App[int]):
             return
 
         async def watch() -> None:
-            from birdie_tui.text import one_line
-
             try:
                 await self.birdie.watch_skills()
             except Exception as exc:  # noqa: BLE001 - reload is a convenience, never fatal

@@ -239,7 +239,8 @@ class MainScreen(ScreenActions, Screen[None]):
             model=status.model, session_id=status.session_id, title=status.title,
             context_tokens=ledger.context_tokens, context_window=ledger.context_window,
             session_in=ledger.session_in, session_out=ledger.session_out, busy=busy,
-            approval_mode=status.approval_mode)
+            approval_mode=status.approval_mode,
+            others=self.sessions.others_line(status.session_id))
         self.query_one(TokenPanel).show(ledger)
 
     def show_engine_state(self, label: str, *, busy: bool) -> None:

@@ -194,4 +194,4 @@ class ScreenActions(_ScreenBase):
         self.app.watch_skill_folders()
 
     def quit(self) -> None:
-        self.app.exit(0)
+        self.sessions.quit()

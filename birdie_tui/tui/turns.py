@@ -1,6 +1,11 @@
 """Running a turn from the screen: the worker that reads the front door's turn stream, the
 approval dialog the engine waits on, and cancelling (Esc, a session switch).
 
+A turn belongs to its session, not to the screen: showing another session parks the runner
+(`shown` False; `tui/sessions.py` keeps it) and the turn runs on. Its events are recorded, so
+showing the session again replays them and the stream goes on live (`replay`); an approval it
+reaches meanwhile waits, the session marked "waiting for approval", until it is shown.
+
 An approval is a dialog the engine awaits (`approve`). Its answer may be "not now" (Esc, a
 session switch, the app leaving): the turn then ends with the step still pending in the
 session, and the chat says how to come back to it. A session opened with a pending step
@@ -55,6 +60,13 @@ class TurnRunner:
         self._leaving = False  # this turn's unanswered approvals stay pending
         self._tokens: list[str] = []  # streamed, not yet posted
         self._flush_handle: asyncio.TimerHandle | None = None
+        self.text = ""  # the message this turn answers ("" for a resumed step)
+        self.record: list[Any] = []  # the turn's events so far, to show it again
+        self.shown = True  # its session is the one on screen
+        self._on_screen = asyncio.Event()  # set while shown: a parked approval waits for it
+        self._on_screen.set()
+        self.asking_away = False  # parked, and waiting to ask for an approval
+        self.session_id = ""  # set when parked: the session the turn runs in
 
     @property
     def running(self) -> bool:
@@ -73,11 +85,16 @@ class TurnRunner:
             birdie = screen.birdie  # None only if Birdie stopped since the message was sent
             return None if birdie is None else birdie.send(text, approver=self.approve)
 
+        self.text = text
+
         self._launch(opener)
 
     def _launch(self, opener: Opener) -> None:
         self.screen.turn.reset()
         self._leaving = False
+        self.record = []
+        self.shown = True  # only the screen's runner starts a turn
+        self._on_screen.set()
         self.worker = self.screen.run_worker(self._run(opener), group="agent-turn",
                                              exclusive=True, exit_on_error=False)
         self.screen.show_status()
@@ -99,26 +116,69 @@ class TurnRunner:
                     left.append(event)  # said once, after the turn (see `_left_pending`)
                     continue
                 clean = clean or isinstance(event, TurnDone)
-                screen.post_message(EngineEvent(event))
+                self._post(event)
                 if isinstance(event, (TurnDone, TurnError)):
-                    notify.tell(screen.app, "Birdie: " + (
-                        "the turn finished" if isinstance(event, TurnDone)
-                        else "the turn failed"))
+                    self._tell_end(isinstance(event, TurnDone))
         except asyncio.CancelledError:
             self._post_tokens()
             if screen.app.is_running:  # not when the app is leaving: no chat to show it in
-                screen.post_message(EngineEvent(TurnCancelled()))
+                self._post(TurnCancelled())
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
             self._post_tokens()
-            screen.post_message(EngineEvent(TurnError(one_line(exc))))
+            self._post(TurnError(one_line(exc)))
         finally:
             self._post_tokens()
-            if left and screen.app.is_running:
-                screen.call_later(self._left_pending, left)
-            screen.call_later(screen.show_status, False)  # after the turn's own events
-            if not clean:  # cancelled, failed or left pending: the saved records are the truth
-                screen.call_later(screen.sessions.reload_contexts)
+            self._ended(left, clean)
+
+    def _ended(self, left: list[Any], clean: bool) -> None:
+        screen = self.screen
+        if not self.shown:  # its session is not on screen: opening it shows the history
+            screen.call_later(screen.sessions.ended_away, self)
+            return
+        if left and screen.app.is_running:
+            screen.call_later(self._left_pending, left)
+        screen.call_later(screen.show_status, False)  # after the turn's own events
+        if not clean:  # cancelled, failed or left pending: the saved records are the truth
+            screen.call_later(screen.sessions.reload_contexts)
+
+    def _tell_end(self, done: bool) -> None:
+        what = "the turn finished" if done else "the turn failed"
+        notify.tell(self.screen.app, f"Birdie: {what}")
+        if not self.shown:
+            self.screen.notify(f"Session {self.session_id}: {what}", timeout=4)
+
+    def _post(self, event: Any) -> None:
+        """One of the turn's events: to the chat while shown; recorded either way."""
+        self.record.append(event)
+        if self.shown:
+            self.screen.post_message(EngineEvent(event))
+
+    # ------------------------------------------------------------------ its session's place
+    def park(self, session_id: str) -> None:
+        """Another session is shown: the turn runs on, its events recorded."""
+        self._post_tokens()
+        self.session_id, self.shown = session_id, False
+        self._on_screen.clear()
+
+    def before_turn(self, items: list[Any]) -> list[Any]:
+        """The transcript without what this (still running) turn added: `replay` shows it."""
+        if self.text:
+            for index in range(len(items) - 1, -1, -1):
+                if items[index].role == "user" and items[index].content == self.text:
+                    return items[:index]
+        return items
+
+    def replay(self) -> None:
+        """Its session is shown again: the turn so far, then the live stream."""
+        screen = self.screen
+        screen.turn.reset()
+        if self.text:
+            screen.chat.add_user(self.text)
+        for event in self.record:
+            screen.post_message(EngineEvent(event))
+        self.shown = True
+        self._on_screen.set()
 
     def _buffer(self, text: str) -> None:
         self._tokens.append(text)
@@ -133,7 +193,7 @@ class TurnRunner:
             self._flush_handle = None
         if self._tokens:
             text, self._tokens = "".join(self._tokens), []
-            self.screen.post_message(EngineEvent(TokenStreamed(text)))
+            self._post(TokenStreamed(text))
 
     # ------------------------------------------------------------------ approvals
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer | None:
@@ -141,6 +201,13 @@ class TurnRunner:
         every later call of the same step with it, unasked)."""
         if self._leaving:
             return None
+        if not self.shown:  # asked when its session is shown again
+            self.asking_away = True
+            self.screen.call_later(self.screen.show_status)
+            try:
+                await self._on_screen.wait()
+            finally:
+                self.asking_away = False
         answer = await self.ask(request)
         if answer is None:
             self._leaving = True

@@ -56,6 +56,7 @@ def row_content(row: SessionRow) -> Content:
     return Content.assemble(
         ("● ", "bold $accent") if row.current else "  ",
         (one_line(row.id), "bold"),
+        *((sep, (f"⟳ {row.busy}", "bold $warning")) if row.busy else ()),
         sep,
         one_line(row.title),
         sep,

@@ -1,5 +1,5 @@
 """The one-line status bar: model, session, approval mode, context fill, session tokens, busy
-state. The approval mode shows only when it is not the default (ask): auto-approve and
+state, and how many other sessions run a turn or wait for an approval. The approval mode shows only when it is not the default (ask): auto-approve and
 read-only change what tools may do, so they stay in sight.
 
 It renders from stored fields at paint time, so the title is cut to whatever width the
@@ -48,6 +48,7 @@ class StatusBar(Widget):
         self.session_out = 0
         self.busy = False
         self.approval_mode = "ask"
+        self.others = ""  # other sessions' turns (`others_text`); "" when none
 
     def update_status(
         self,
@@ -61,6 +62,7 @@ class StatusBar(Widget):
         session_out: int,
         busy: bool,
         approval_mode: str = "ask",
+        others: str = "",
     ) -> None:
         self.model = model
         self.session_id = session_id
@@ -71,6 +73,7 @@ class StatusBar(Widget):
         self.session_out = session_out
         self.busy = busy
         self.approval_mode = approval_mode
+        self.others = others
         self.refresh()
 
     def status_content(self, width: int) -> Content:
@@ -91,6 +94,7 @@ class StatusBar(Widget):
             sep,
             tokens,
             *((sep, Content.styled(BUSY_TEXT, "bold $warning")) if self.busy else ()),
+            *((sep, Content.styled(self.others, "$warning")) if self.others else ()),
             " ",
         )
         model = one_line(self.model or "no model")
@@ -124,3 +128,13 @@ class StatusBar(Widget):
 
     def render(self) -> Content:
         return self.status_content(self.size.width or 80)
+
+
+def others_text(busy: dict[str, str], shown: str) -> str:
+    """The other sessions' turns in a few words: "1 other running, 1 awaiting approval"."""
+    states = [state for sid, state in busy.items() if sid != shown]
+    waiting = sum(state == "waiting for approval" for state in states)
+    running = len(states) - waiting
+    parts = ([f"{running} other running"] if running else []) + \
+        ([f"{waiting} awaiting approval"] if waiting else [])
+    return ", ".join(parts)
