@@ -66,3 +66,21 @@ def make_app(skills_dir):
         return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False)
 
     return factory
+
+
+# What a test reads of Birdie, through the door only (no engine reach: the same tests can run
+# over the fake door, and the remote one).
+def session_id(app) -> str:
+    return app.birdie.status().session_id
+
+
+def turns(app) -> int:
+    return app.birdie.status().turns
+
+
+def skill(app, name: str):
+    return next(row for row in app.birdie.skill_rows() if row.name == name)
+
+
+def enabled(app, name: str) -> bool:
+    return skill(app, name).enabled

@@ -11,7 +11,7 @@ from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.tui.keys import burst
 
-from .conftest import send, wait_for, wait_ready, wait_turn
+from .conftest import enabled, send, turns, wait_for, wait_ready, wait_turn
 
 
 def in_view(chat: ChatLog, widget) -> bool:
@@ -75,7 +75,7 @@ async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(make_ap
         await pilot.press("enter")
         await wait_turn(pilot, app)
         assert block.collapsed == collapsed
-        assert app.birdie.engine.session.turns == 2
+        assert turns(app) == 2
 
 
 async def test_skill_list_by_keyboard_then_back(make_app):
@@ -87,10 +87,9 @@ async def test_skill_list_by_keyboard_then_back(make_app):
         await pilot.press("ctrl+o")
         assert app.focused is sidebar.query_one(".skills--list")
         name = sidebar.highlighted_name
-        before = app.birdie.engine.is_enabled(app.birdie.engine.registry.get(name))
+        before = enabled(app, name)
         await pilot.press("space")
-        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(
-            app.birdie.engine.registry.get(name)) != before)
+        await wait_for(pilot, lambda: enabled(app, name) != before)
         await pilot.press("a")
         assert app.focused is app.query_one(Composer)
         assert app.query_one(Composer).text == "a"
@@ -212,7 +211,7 @@ async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
         assert composer.text == "a\nb\nc"
         await pilot.press("ctrl+g")
         await wait_turn(pilot, app)
-        assert app.birdie.engine.session.turns == 1
+        assert turns(app) == 1
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not isinstance(app.screen, SessionBrowser)
