@@ -339,6 +339,8 @@ class FakeDoor:
         return []
 
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
+        # Typed names match whatever their case, as the local door's do.
+        name = next((known for known in self._skills if known.lower() == name.lower()), name)
         if name not in self._skills:
             raise BirdieError(f"no skill named {name!r}")
         self.session.skills[name] = not self._enabled(name) if enabled is None else enabled

@@ -84,3 +84,18 @@ def skill(app, name: str):
 
 def enabled(app, name: str) -> bool:
     return skill(app, name).enabled
+
+
+@pytest.fixture(params=["local", "fake"])
+def any_app(request, skills_dir):
+    """`make_app` over each door: the local engine, and the fake door (tests/tui/fake_door.py).
+    A test that needs the real engine (its offline model's replies, its tools, its files on
+    disk) takes `make_app` instead."""
+    from tests.tui.fake_door import FakeDoor
+
+    def factory(*argv: str):
+        door = FakeDoor.factory() if request.param == "fake" else None
+        return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False,
+                          door_factory=door)
+
+    return factory

@@ -1,4 +1,5 @@
-"""The real app under Pilot: chat, tools, toggles, cancel, errors."""
+"""The real app under Pilot: chat, tools, toggles, cancel, errors. Tests taking `any_app` run
+over the local door and the fake one; `make_app` ones need the engine (its tools, pacing, files)."""
 
 from __future__ import annotations
 
@@ -150,9 +151,9 @@ async def test_engine_error_shows_block_and_app_survives(skills_dir):
         assert "and now?" in list(app.query(AssistantMessage))[-1].text
 
 
-async def test_slash_commands_and_unknown_hint(make_app):
+async def test_slash_commands_and_unknown_hint(any_app):
     """Slash commands act (/remember, /skill disable); unknown or malformed ones get a hint."""
-    app = make_app()
+    app = any_app()
     notes = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)

@@ -1,4 +1,5 @@
-"""Sessions in the real app: browser, cycling, new, delete, palette, themes."""
+"""Sessions in the real app: browser, cycling, new, delete, palette, themes. Tests taking
+`any_app` run over the local door and the fake one; `make_app` ones need session files on disk."""
 
 from __future__ import annotations
 
@@ -45,6 +46,23 @@ async def test_browser_switches_and_replays_history(make_app, isolated_home):
         assert second != first
 
 
+async def test_new_session_and_back_by_keyboard(any_app):
+    """ctrl+n opens an empty session; ctrl+pagedown goes back to the one with the turn, whose
+    chat is shown again."""
+    app = any_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "first words")
+        await wait_turn(pilot, app)
+        first = session_id(app)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: session_id(app) != first)
+        await wait_for(pilot, lambda: not user_texts(app))
+        await pilot.press("ctrl+pagedown")
+        await wait_for(pilot, lambda: session_id(app) == first)
+        await wait_for(pilot, lambda: any("first words" in t for t in user_texts(app)))
+
+
 async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
     """Ctrl+PageDown steps to older sessions, wrapping round; Ctrl+PageUp steps the other way."""
     for n, title in ((1, "oldest"), (2, "middle"), (3, "newest")):
@@ -77,9 +95,9 @@ async def test_grants_restored_when_switching(make_app, isolated_home):
         assert rows["Quiet"] and not rows["Echoer"]
 
 
-async def test_delete_current_session_from_browser(make_app, isolated_home):
+async def test_delete_current_session_from_browser(any_app, isolated_home):
     """Deleting the current session from the browser, once confirmed, empties chat and history."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, "remember me")
