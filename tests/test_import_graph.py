@@ -168,3 +168,13 @@ def test_cli_and_tui_share_parsers_without_importing_each_other():
     tui = {m for m in graph if m.startswith("birdie_tui.tui")}
     assert not any("birdie_tui.cli" in graph[m] for m in tui)
     assert "birdie_tui.args" in graph["birdie_tui.tui"]
+
+
+def test_the_tui_tests_never_reach_past_the_door():
+    """No TUI test reads or swaps the engine behind `app.birdie` (`.engine`): they go through
+    the door's calls, so the same tests run over the fake door, the local and the remote one."""
+    tests = ROOT.parent / "tests" / "tui"
+    reaches = [f"{path.relative_to(tests)}:{n}" for path in sorted(tests.rglob("*.py"))
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if ".engine" in line]
+    assert reaches == []

@@ -23,7 +23,7 @@ from birdie_tui.service import BirdieError, ChangeEvent
 from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
-from birdie_tui.tui.boot import Boot
+from birdie_tui.tui.boot import Boot, DoorFactory
 from birdie_tui.tui.keymap import apply_keymap, key_for
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.main_screen import MainScreen
@@ -49,13 +49,13 @@ class BirdieApp(App[int]):
     birdie_error = BirdieError  # what the front door raises for a user's mistake
 
     def __init__(self, args: argparse.Namespace, *, environ: Mapping[str, str] | None = None,
-                 cursor_blink: bool = True):
+                 cursor_blink: bool = True, door_factory: DoorFactory | None = None):
         super().__init__()
         self.args = args
         self.environ = dict(os.environ if environ is None else environ)
         self.main = MainScreen(id="_default", cursor_blink=cursor_blink)
         self.ready = asyncio.Event()  # Birdie has started and its first session is shown
-        self.booting = Boot(self)
+        self.booting = Boot(self, door_factory)  # None: the door argv names
         self.resume_hint: str | None = None  # printed after exit: how to come back
         self._theme_warnings = register_themes(self, theme_dirs(self.environ))
         self.theme = self._initial_theme()

@@ -9,7 +9,9 @@ failure alike.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from birdie_tui.service import BirdieError
@@ -19,12 +21,29 @@ if TYPE_CHECKING:
     from birdie_tui.service.rows import Started
     from birdie_tui.tui.app import BirdieApp
 
+# Builds the (not yet started) front door from the command line and the environment. The app
+# is given one, so a test can hand it a fake door or a local one made its own way.
+DoorFactory = Callable[[argparse.Namespace, Mapping[str, str]], "Birdie"]
+
+
+def door_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Birdie:
+    """The door `birdie-tui <argv>` uses: remote with `--server`, else the local engine."""
+    from birdie_tui.service import local_birdie, remote_birdie
+
+    server = getattr(args, "server", None)
+    if server:
+        return remote_birdie(server, user=args.user, environ=environ)
+    return local_birdie(user=args.user, skills_dirs=args.skills_dir, config_file=args.config,
+                        environ=environ, database_url=getattr(args, "database_url", None))
+
 
 class Boot:
     """Birdie's start for one app: the attempt's state, and the front door it opened."""
 
-    def __init__(self, app: BirdieApp) -> None:
+    def __init__(self, app: BirdieApp, door_factory: DoorFactory | None = None) -> None:
         self.app = app
+        # Injected (a test passes a fake door); by default the door the command line names.
+        self.door_factory: DoorFactory = door_factory or door_from_args
         self.settled = asyncio.Event()  # the last start attempt ended, well or not
         self.error: str | None = None  # why the last attempt failed
         self.birdie: Birdie | None = None  # the started front door
@@ -41,17 +60,11 @@ class Boot:
         return self.birdie is not None
 
     async def start(self, *, retry: bool = False) -> Started | None:
-        """Start a local Birdie and open the session asked for; None after saying why not."""
-        from birdie_tui.service import local_birdie, remote_birdie
-
+        """Start the app's door and open the session asked for; None after saying why not."""
         self.settled.clear()
         self.error = None
         args = self.app.args
-        server = getattr(args, "server", None)
-        birdie = remote_birdie(server, user=args.user, environ=self.app.environ) if server \
-            else local_birdie(user=args.user, skills_dirs=args.skills_dir,
-                              config_file=args.config, environ=self.app.environ,
-                              database_url=getattr(args, "database_url", None))
+        birdie = self.door_factory(args, self.app.environ)
         # Before start: files repaired while starting are told as it happens.
         unsubscribe = birdie.subscribe(self.app.heard)
         try:

@@ -66,3 +66,36 @@ def make_app(skills_dir):
         return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False)
 
     return factory
+
+
+# What a test reads of Birdie, through the door only (no engine reach: the same tests can run
+# over the fake door, and the remote one).
+def session_id(app) -> str:
+    return app.birdie.status().session_id
+
+
+def turns(app) -> int:
+    return app.birdie.status().turns
+
+
+def skill(app, name: str):
+    return next(row for row in app.birdie.skill_rows() if row.name == name)
+
+
+def enabled(app, name: str) -> bool:
+    return skill(app, name).enabled
+
+
+@pytest.fixture(params=["local", "fake"])
+def any_app(request, skills_dir):
+    """`make_app` over each door: the local engine, and the fake door (tests/tui/fake_door.py).
+    A test that needs the real engine (its offline model's replies, its tools, its files on
+    disk) takes `make_app` instead."""
+    from tests.tui.fake_door import FakeDoor
+
+    def factory(*argv: str):
+        door = FakeDoor.factory() if request.param == "fake" else None
+        return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False,
+                          door_factory=door)
+
+    return factory

@@ -1,11 +1,12 @@
-"""The real app under Pilot: chat, tools, toggles, cancel, errors."""
+"""The real app under Pilot: chat, tools, toggles, cancel, errors. Tests taking `any_app` run
+over the local door and the fake one; `make_app` ones need the engine (its tools, pacing, files)."""
 
 from __future__ import annotations
 
 import json
 
-from langchain_core.language_models import BaseChatModel
-
+from birdie_tui.events import TokenStreamed, TurnDone, TurnEvent
+from birdie_tui.tui import create_app
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
@@ -14,7 +15,9 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 from birdie_tui.tui.turn_view import TurnView
 
-from .conftest import send, wait_for, wait_ready, wait_turn
+from tests.tui.fake_door import FakeDoor, Script
+
+from .conftest import enabled, send, session_id, turns, wait_for, wait_ready, wait_turn
 
 
 async def test_send_message_streams_reply(make_app, monkeypatch):
@@ -32,7 +35,7 @@ async def test_send_message_streams_reply(make_app, monkeypatch):
         assert kinds.count("token") > 5  # streamed as it comes, not at the end
         turn_kinds = [k for k in kinds if k in {cls.type for cls in TurnView.EVENTS}]
         assert turn_kinds[0] == "injected" and turn_kinds[-1] == "done"
-        assert app.birdie.engine.session.turns == 1
+        assert turns(app) == 1
         assert "offline model" in str(app.query_one("#status").render())
 
 
@@ -73,13 +76,13 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         sidebar = app.query_one(SkillSidebar)
-        names = [s.name for s in app.birdie.engine.skills()]
+        names = [s.name for s in app.birdie.skill_rows()]
         index = names.index("Quiet")
         options = sidebar.query_one(".skills--list")
         # Click the Quiet row (rows start at the list's top edge; one row per skill).
         await pilot.click(options, offset=(2, index))
-        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet")))
-        sid = app.birdie.engine.session.id
+        await wait_for(pilot, lambda: enabled(app, "Quiet"))
+        sid = session_id(app)
         session_file = isolated_home / "sessions" / "tester" / f"{sid}.json"
         assert not session_file.exists()  # nothing sent yet: the grant waits in memory
         await send(pilot, app, "call hush")
@@ -88,7 +91,7 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
         assert json.loads(session_file.read_text())["enabled_skills"] == ["Quiet"]
         # and off again: the next turn cannot call it
         await pilot.click(options, offset=(2, index))
-        await wait_for(pilot, lambda: not app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet")))
+        await wait_for(pilot, lambda: not enabled(app, "Quiet"))
         await send(pilot, app, "call hush")
         await wait_turn(pilot, app)
         assert len(app.query(ToolBlock)) == 1
@@ -107,51 +110,50 @@ async def test_escape_cancels_mid_stream(make_app, monkeypatch):
         await wait_turn(pilot, app)
         reply = list(app.query(AssistantMessage))[-1]
         assert reply.interrupted
-        from birdie_tui.agent.history import history_problems
-        history = await app.birdie.engine.messages()
-        assert history_problems(history) == [] and "interrupted" in history[-1].content
+        # What the door keeps of it (a valid history: tests/agent checks the engine's own).
+        history = await app.birdie.transcript()
+        assert history[-1].role == "assistant" and "interrupted" in history[-1].content
         monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
-        app.birdie.engine.model.tokens_per_second = None
+        await app.birdie.switch_model("offline")  # the same model, unpaced
         await send(pilot, app, "still there?")
         await wait_turn(pilot, app)
         assert "still there?" in list(app.query(AssistantMessage))[-1].text
 
 
-class ExplodingModel(BaseChatModel):
-    """Stands in for a provider that fails mid-request (real HTTP providers come later)."""
+def exploding_once() -> Script:
+    """A provider that fails mid-request the first time (a fake door's script)."""
+    asked: list[str] = []
 
-    @property
-    def _llm_type(self) -> str:
-        return "exploding"
+    def script(text: str) -> list[TurnEvent]:
+        asked.append(text)
+        if len(asked) == 1:
+            raise RuntimeError("provider said 500: upstream exploded")
+        return [TokenStreamed(text=f"answer to {text}"), TurnDone(text=f"answer to {text}")]
 
-    def bind_tools(self, tools, **kwargs):
-        return self
-
-    def _generate(self, *args, **kwargs):
-        raise RuntimeError("provider said 500: upstream exploded")
+    return script
 
 
-async def test_engine_error_shows_block_and_app_survives(make_app):
-    """A provider failure shows an error block; the app keeps running and answers once fixed."""
-    app = make_app()
+async def test_engine_error_shows_block_and_app_survives(skills_dir):
+    """A provider failure shows an error block; the app keeps running and answers once fixed.
+    (A fake door whose first turn raises, as the engine's does when its model does.)"""
+    door = FakeDoor(script=exploding_once())
+    app = create_app(["--skills-dir", str(skills_dir)], cursor_blink=False,
+                     door_factory=FakeDoor.factory(door))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        working = app.birdie.engine.model
-        app.birdie.engine.model = ExplodingModel()
         await send(pilot, app, "hello")
         await wait_turn(pilot, app)
         error = app.query_one(ErrorBlock)
         assert "upstream exploded" in str(error.render())
         assert app.is_running
-        app.birdie.engine.model = working
         await send(pilot, app, "and now?")
         await wait_turn(pilot, app)
         assert "and now?" in list(app.query(AssistantMessage))[-1].text
 
 
-async def test_slash_commands_and_unknown_hint(make_app):
+async def test_slash_commands_and_unknown_hint(any_app):
     """Slash commands act (/remember, /skill disable); unknown or malformed ones get a hint."""
-    app = make_app()
+    app = any_app()
     notes = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
@@ -161,7 +163,7 @@ async def test_slash_commands_and_unknown_hint(make_app):
         await send(pilot, app, "/nope")
         await send(pilot, app, "/tool output sideways")
         await wait_for(pilot, lambda: len(notes) >= 4)
-        assert [e.content for e in app.birdie.engine.memory.entries()] == ["likes tea"]
-        assert not app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Echoer"))
+        assert [n.content for n in app.birdie.memory()] == ["likes tea"]
+        assert not enabled(app, "Echoer")
         assert any("Unknown command /nope" in n for n in notes)
         assert any("usage: /tool" in n for n in notes)

@@ -11,7 +11,7 @@ from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.tui.keys import burst
 
-from .conftest import send, wait_for, wait_ready, wait_turn
+from .conftest import enabled, send, turns, wait_for, wait_ready, wait_turn
 
 
 def in_view(chat: ChatLog, widget) -> bool:
@@ -31,9 +31,9 @@ async def type_text(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space", "/": "slash"}.get(ch, ch) for ch in text])
 
 
-async def test_click_a_tab_then_type_a_command_runs_it(make_app):
+async def test_click_a_tab_then_type_a_command_runs_it(any_app):
     """Clicking the Tokens tab must not take the keyboard: /help typed next runs."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_ready(pilot, app)
         tabs = app.query_one("#panels").query_one(Tabs)
@@ -48,9 +48,9 @@ async def test_click_a_tab_then_type_a_command_runs_it(make_app):
         assert app.query_one(Composer).text == ""
 
 
-async def test_click_the_chat_keeps_typing_in_the_composer(make_app):
+async def test_click_the_chat_keeps_typing_in_the_composer(any_app):
     """A click in the conversation (to read) does not eat the next keys."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await pilot.click(ChatLog, offset=(10, 5))
@@ -75,22 +75,21 @@ async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(make_ap
         await pilot.press("enter")
         await wait_turn(pilot, app)
         assert block.collapsed == collapsed
-        assert app.birdie.engine.session.turns == 2
+        assert turns(app) == 2
 
 
-async def test_skill_list_by_keyboard_then_back(make_app):
+async def test_skill_list_by_keyboard_then_back(any_app):
     """ctrl+o focuses the skill list; space toggles there; a letter goes back to the composer."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         sidebar = app.query_one(SkillSidebar)
         await pilot.press("ctrl+o")
         assert app.focused is sidebar.query_one(".skills--list")
         name = sidebar.highlighted_name
-        before = app.birdie.engine.is_enabled(app.birdie.engine.registry.get(name))
+        before = enabled(app, name)
         await pilot.press("space")
-        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(
-            app.birdie.engine.registry.get(name)) != before)
+        await wait_for(pilot, lambda: enabled(app, name) != before)
         await pilot.press("a")
         assert app.focused is app.query_one(Composer)
         assert app.query_one(Composer).text == "a"
@@ -98,9 +97,9 @@ async def test_skill_list_by_keyboard_then_back(make_app):
         assert app.focused is app.query_one(Composer)
 
 
-async def test_page_keys_scroll_the_chat_from_the_composer(make_app):
+async def test_page_keys_scroll_the_chat_from_the_composer(any_app):
     """PageUp and PageDown scroll the chat while the composer keeps the focus."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_ready(pilot, app)
         chat = await fill_chat(pilot, app, turns=4, words=60)
@@ -113,9 +112,9 @@ async def test_page_keys_scroll_the_chat_from_the_composer(make_app):
         await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y)
 
 
-async def test_a_command_sent_after_scrolling_up_is_in_view(make_app):
+async def test_a_command_sent_after_scrolling_up_is_in_view(any_app):
     """Scroll up to read, then /info: its output is on screen without scrolling back."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_ready(pilot, app)
         chat = await fill_chat(pilot, app, turns=3, words=80)
@@ -131,18 +130,18 @@ async def test_a_command_sent_after_scrolling_up_is_in_view(make_app):
         await wait_for(pilot, lambda: in_view(chat, output))
 
 
-async def test_burst_with_newlines_keeps_key_order(make_app):
+async def test_burst_with_newlines_keeps_key_order(any_app):
     """Keys in one burst (a paste without bracketed paste) land in order, ctrl+j included."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await pilot.press("a", "b", "ctrl+j", "c", "ctrl+j", "ctrl+j", "d", "e")
         assert app.query_one(Composer).text == "ab\nc\n\nde"
 
 
-async def test_a_real_burst_keeps_editing_keys_in_place(make_app):
+async def test_a_real_burst_keeps_editing_keys_in_place(any_app):
     """A burst mixing text with ctrl+j, backspace and arrows lands exactly as typed."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         composer = app.query_one(Composer)
@@ -153,11 +152,11 @@ async def test_a_real_burst_keeps_editing_keys_in_place(make_app):
         assert composer.text == "line one\nline two\n\nline Xfour"
 
 
-async def test_footer_fits_80_columns(make_app):
+async def test_footer_fits_80_columns(any_app):
     """At 80 columns every footer key fits, none overlap, and the skill-list key is shown."""
     from textual.widgets._footer import FooterKey
 
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot, app)
         keys = list(app.query(FooterKey))
@@ -171,10 +170,10 @@ async def test_footer_fits_80_columns(make_app):
         assert any(k.action == "focus_skills" for k in keys)
 
 
-async def test_panes_fold_and_chat_keeps_room(make_app):
+async def test_panes_fold_and_chat_keeps_room(any_app):
     """Wide: both panes. Below 140 the context panel folds, below 110 the sidebar too. Forced
     open at 80 columns, the chat still has room for prose."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(150, 40)) as pilot:
         await wait_ready(pilot, app)
         sidebar, panel = app.query_one(SkillSidebar), app.query_one("#panels")
@@ -212,7 +211,7 @@ async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
         assert composer.text == "a\nb\nc"
         await pilot.press("ctrl+g")
         await wait_turn(pilot, app)
-        assert app.birdie.engine.session.turns == 1
+        assert turns(app) == 1
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not isinstance(app.screen, SessionBrowser)
@@ -220,12 +219,12 @@ async def test_keymap_from_settings_rebinds_keys(make_app, isolated_home):
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
 
 
-async def test_ctrl_c_copies_the_chat_selection_and_otherwise_says_ctrl_q_quits(make_app):
+async def test_ctrl_c_copies_the_chat_selection_and_otherwise_says_ctrl_q_quits(any_app):
     """With text selected in the chat, ctrl+c copies it (the composer has focus and nothing
     selected); with nothing selected it does not quit but says ctrl+q does; /help says so."""
     from textual.selection import Selection
 
-    app = make_app()
+    app = any_app()
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # what the terminal would get, via OSC 52
     async with app.run_test(size=(100, 30)) as pilot:

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from tests.tui.app.conftest import wait_for, wait_ready
+from tests.tui.app.conftest import skill, wait_for, wait_ready
 
 NOTES = textwrap.dedent("""\
     ---
@@ -62,7 +62,7 @@ async def test_a_written_skill_appears_breaks_and_heals_without_a_key(make_app, 
         await wait_for(pilot, lambda: all(r.error is None for r in app.query_one("#skills").rows
                                           if r.name == "Notes"), timeout=10)
         await wait_for(pilot, lambda: any("fixed Notes" in t for t in toasts(app)))
-        assert app.birdie.engine.registry.get("Notes").description == "Take better notes."
+        assert skill(app, "Notes").description == "Take better notes."
 
 
 async def test_a_toggled_off_skill_stays_off_after_its_file_changes(make_app, skills_dir):

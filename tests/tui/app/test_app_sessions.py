@@ -1,4 +1,5 @@
-"""Sessions in the real app: browser, cycling, new, delete, palette, themes."""
+"""Sessions in the real app: browser, cycling, new, delete, palette, themes. Tests taking
+`any_app` run over the local door and the fake one; `make_app` ones need session files on disk."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
 
-from .conftest import send, wait_for, wait_ready, wait_turn, write_session
+from .conftest import (enabled, send, session_id, turns, wait_for, wait_ready, wait_turn,
+                       write_session)
 
 
 def user_texts(app):
@@ -21,12 +23,12 @@ async def test_browser_switches_and_replays_history(make_app, isolated_home):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        first = app.birdie.engine.session.id
+        first = session_id(app)
         await send(pilot, app, 'call echo_text {"text": "from the first"}')
         await wait_turn(pilot, app)
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id != first)
-        second = app.birdie.engine.session.id
+        await wait_for(pilot, lambda: session_id(app) != first)
+        second = session_id(app)
         await send(pilot, app, "second session here")
         await wait_turn(pilot, app)
         assert not any("from the first" in t for t in user_texts(app))
@@ -36,12 +38,29 @@ async def test_browser_switches_and_replays_history(make_app, isolated_home):
         for ch in first[-3:]:  # type to filter down to the first session
             await pilot.press(ch)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id == first)
+        await wait_for(pilot, lambda: session_id(app) == first)
         await wait_for(pilot, lambda: any("from the first" in t for t in user_texts(app)))
         block = app.query_one(ToolBlock)  # the tool call is replayed as a block
         assert block.name == "echo_text" and block.content == "from the first"
         assert app.query_one("#status") and first in str(app.query_one("#status").render())
         assert second != first
+
+
+async def test_new_session_and_back_by_keyboard(any_app):
+    """ctrl+n opens an empty session; ctrl+pagedown goes back to the one with the turn, whose
+    chat is shown again."""
+    app = any_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "first words")
+        await wait_turn(pilot, app)
+        first = session_id(app)
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: session_id(app) != first)
+        await wait_for(pilot, lambda: not user_texts(app))
+        await pilot.press("ctrl+pagedown")
+        await wait_for(pilot, lambda: session_id(app) == first)
+        await wait_for(pilot, lambda: any("first words" in t for t in user_texts(app)))
 
 
 async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
@@ -51,14 +70,14 @@ async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
     app = make_app("--session-id", "2026-01-02_3")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        seen = [app.birdie.engine.session.id]
+        seen = [session_id(app)]
         for _ in range(3):
             await pilot.press("ctrl+pagedown")
-            await wait_for(pilot, lambda: app.birdie.engine.session.id != seen[-1])
-            seen.append(app.birdie.engine.session.id)
+            await wait_for(pilot, lambda: session_id(app) != seen[-1])
+            seen.append(session_id(app))
         assert seen == ["2026-01-02_3", "2026-01-02_2", "2026-01-02_1", "2026-01-02_3"]
         await pilot.press("ctrl+pageup")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id == "2026-01-02_1")
+        await wait_for(pilot, lambda: session_id(app) == "2026-01-02_1")
 
 
 async def test_grants_restored_when_switching(make_app, isolated_home):
@@ -68,21 +87,19 @@ async def test_grants_restored_when_switching(make_app, isolated_home):
     app = make_app("--session-id", "2026-01-02_2")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        reg = app.birdie.engine.registry
-        assert app.birdie.engine.is_enabled(reg.get("Echoer")) and not app.birdie.engine.is_enabled(reg.get("Quiet"))
+        assert enabled(app, "Echoer") and not enabled(app, "Quiet")
         await pilot.press("ctrl+pagedown")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id == "2026-01-02_1")
-        assert not app.birdie.engine.is_enabled(reg.get("Echoer")) and app.birdie.engine.is_enabled(reg.get("Quiet"))
+        await wait_for(pilot, lambda: session_id(app) == "2026-01-02_1")
+        assert not enabled(app, "Echoer") and enabled(app, "Quiet")
         rows = {r.name: r.enabled for r in app.query_one("#skills").rows}
         assert rows["Quiet"] and not rows["Echoer"]
 
 
-async def test_delete_current_session_from_browser(make_app, isolated_home):
+async def test_delete_current_session_from_browser(any_app, isolated_home):
     """Deleting the current session from the browser, once confirmed, empties chat and history."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        doomed = app.birdie.engine.session.id
         await send(pilot, app, "remember me")
         await wait_turn(pilot, app)
         await pilot.press("ctrl+s")
@@ -90,13 +107,12 @@ async def test_delete_current_session_from_browser(make_app, isolated_home):
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmScreen")
         await pilot.press("tab", "enter")  # Keep is the default: Delete takes a deliberate move
-        await wait_for(pilot, lambda: app.birdie.engine.session.turns == 0)
+        await wait_for(pilot, lambda: turns(app) == 0)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, SessionBrowser))
         assert not list(app.query(AssistantMessage))
-        assert await app.birdie.engine.messages() == [] and app.birdie.engine.session.turns == 0
-        if app.birdie.engine.session.id == doomed:  # the id may be reused, never the history
-            assert await app.birdie.engine.messages(doomed) == []
+        # The id may be reused, never the history: the open session's transcript is empty.
+        assert await app.birdie.transcript() == [] and turns(app) == 0
 
 
 async def test_palette_toggles_skill_and_switches_session(make_app, isolated_home):
@@ -112,14 +128,14 @@ async def test_palette_toggles_skill_and_switches_session(make_app, isolated_hom
             await pilot.press(ch if ch != " " else "space")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet")))
+        await wait_for(pilot, lambda: enabled(app, "Quiet"))
         await pilot.press("ctrl+p")
         await pilot.pause(0.2)
         for ch in "palette target":
             await pilot.press(ch if ch != " " else "space")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id == "2026-01-02_1")
+        await wait_for(pilot, lambda: session_id(app) == "2026-01-02_1")
 
 
 async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
@@ -155,25 +171,24 @@ async def test_switching_back_restores_the_context_figure(make_app):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        first = app.birdie.engine.session.id
+        first = session_id(app)
         await send(pilot, app, 'call echo_text {"text": "context"}')
         await wait_turn(pilot, app)
         status = app.query_one("#status")
         context = status.context_tokens
         assert context > 0 and len(app.birdie.ledger().calls) == 2  # the tool call, then the answer
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id != first)
+        await wait_for(pilot, lambda: session_id(app) != first)
         assert status.context_tokens == 0
         await pilot.press("ctrl+pagedown")
-        await wait_for(pilot, lambda: app.birdie.engine.session.id == first)
+        await wait_for(pilot, lambda: session_id(app) == first)
         await wait_for(pilot, lambda: status.context_tokens == context)
 
 
-async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app, monkeypatch):
+async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app, monkeypatch,
+                                                                          isolated_home):
     """Esc after a tool round keeps that call's tokens; two /retry runs leave one turn. The
     status bar, the token panel, the session file and `sessions list` all agree."""
-    from birdie_tui.store.session_meta import session_row
-
     from birdie_tui.tui.messages import EngineEvent
 
     def seen_type(kind: str) -> int:
@@ -190,24 +205,28 @@ async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app
         assert app.main.turn_running
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.main.turn_running)
-        meta = app.birdie.engine.session
-        assert meta.turns == 1 and meta.input_tokens > 0
-        spent_in = meta.input_tokens
+        ledger = app.birdie.ledger()
+        assert turns(app) == 1 and ledger.session_in > 0
+        spent_in = ledger.session_in
         status = app.query_one("#status")
         await wait_for(pilot, lambda: status.session_in == spent_in)
 
-        app.birdie.engine.model.tokens_per_second = None
+        # The answers to /retry at full speed: the same model, unpaced (a door call).
+        monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
+        await app.birdie.switch_model("offline")
         for attempt in (1, 2):
             await send(pilot, app, "/retry")
             await wait_for(pilot, lambda: seen_type("done") == attempt)
             await wait_turn(pilot, app)
-        meta = app.birdie.engine.session
-        assert meta.turns == 1 and len(meta.token_log) == 1
-        assert meta.input_tokens > spent_in  # the retries' calls are billed too
-        assert meta.token_log[0]["input"] == meta.input_tokens
+        sid = session_id(app)
+        meta = json.loads((isolated_home / "sessions" / "tester" / f"{sid}.json").read_text())
+        assert meta["turns"] == 1 and len(meta["token_log"]) == 1
+        assert meta["input_tokens"] > spent_in  # the retries' calls are billed too
+        assert meta["token_log"][0]["input"] == meta["input_tokens"]
+        assert app.birdie.ledger().session_in == meta["input_tokens"]
         panel = app.query_one("#tokens")
-        await wait_for(pilot, lambda: panel.view.per_turn == (meta.input_tokens
-                                                               + meta.output_tokens,))
-        assert status.session_in == meta.input_tokens
-        row = session_row(app.birdie.engine.sessions.load(meta.id))
-        assert (row["turns"], row["input_tokens"]) == (1, meta.input_tokens)
+        await wait_for(pilot, lambda: panel.view.per_turn == (meta["input_tokens"]
+                                                               + meta["output_tokens"],))
+        assert status.session_in == meta["input_tokens"]
+        row = next(r for r in app.birdie.session_rows() if r.id == sid)  # `sessions list`
+        assert (row.turns, row.input_tokens) == (1, meta["input_tokens"])

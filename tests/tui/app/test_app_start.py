@@ -9,7 +9,8 @@ from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from birdie_tui.tui.widgets.composer import Composer
 
-from .conftest import send, wait_for, wait_ready, wait_turn, write_session
+from .conftest import (enabled, send, session_id, wait_for, wait_ready, wait_turn,
+                       write_session)
 
 
 def notifications(app) -> list[str]:
@@ -25,7 +26,7 @@ async def test_unknown_session_id_opens_a_working_session(make_app):
     app = make_app("--session-id", "2020-01-01_9")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.birdie.engine.session.id != "2020-01-01_9"
+        assert session_id(app) != "2020-01-01_9"
         assert any("2020-01-01_9" in e and "new session" in e for e in errors(app))
         await send(pilot, app, "still here?")
         await wait_turn(pilot, app)
@@ -38,8 +39,8 @@ async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, is
     app = make_app("--session-id", "2026-01-02_1", "--enable", "Nope", "--enable", "Quiet")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.birdie.engine.session.id == "2026-01-02_1"
-        assert app.birdie.engine.is_enabled(app.birdie.engine.registry.get("Quiet"))
+        assert session_id(app) == "2026-01-02_1"
+        assert enabled(app, "Quiet")
         assert any("Nope" in e for e in errors(app))
 
 
@@ -53,7 +54,7 @@ async def test_corrupt_session_file_is_moved_aside_and_announced(make_app, isola
         await wait_for(pilot, lambda: any("corrupt" in n for n in notifications(app)))
         aside = list(path.parent.glob("2026-01-02_1.json.corrupt-*"))
         assert len(aside) == 1 and aside[0].read_text() == "{ not json"
-        assert app.birdie.engine.session.id != "2026-01-02_1"
+        assert session_id(app) != "2026-01-02_1"
         log = (isolated_home / "logs" / "birdie-tui.log").read_text()
         assert aside[0].name in log
 
@@ -132,7 +133,7 @@ async def test_resume_hint_names_the_session_after_a_turn(make_app):
         await wait_ready(pilot, app)
         await send(pilot, app, "hello")
         await wait_turn(pilot, app)
-        sid = app.birdie.engine.session.id
+        sid = session_id(app)
         await pilot.press("ctrl+q")
     assert app.resume_hint is not None and f"--session-id {sid}" in app.resume_hint
 
@@ -145,7 +146,7 @@ async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
     app = make_app("--continue")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        assert app.birdie.engine.session.id == "2026-01-03_1"
+        assert session_id(app) == "2026-01-03_1"
 
 
 async def test_corrupt_settings_are_announced_once_and_kept_aside(make_app, isolated_home):
