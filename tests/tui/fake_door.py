@@ -32,7 +32,8 @@ from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener,
 from birdie_tui.service.rows import (ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CompactionRow, CostReport, InjectionView,
                                      McpRow, MemoryNote, ModelChoice, ModelFacts, NewSkill,
-                                     SessionRow, SettingsRow, SkillRow, Started, Status,
+                                     SessionPulse, SessionRow, SettingsRow, SkillRow, Started,
+                                     Status,
                                      TokenLedger, ToolCallItem, ToolRow, TranscriptItem,
                                      UserTurn)
 
@@ -297,6 +298,9 @@ class FakeDoor:
                            turns=s.turns, input_tokens=s.tokens_in, output_tokens=s.tokens_out,
                            current=s.id == self._current, created_at=STAMP)
                 for s in reversed(self._sessions.values()) if s.turns or s.id == self._current]
+
+    async def session_pulse(self) -> SessionPulse:
+        return SessionPulse()  # no other process shares an in-memory door
 
     async def transcript(self) -> list[TranscriptItem]:
         return list(self.session.items)
