@@ -18,18 +18,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.events import (
-    ChangeEvent,
-    McpFailed,
-    MemoryChanged,
-    Recovered,
-    SessionOpened,
-    SkillsChanged,
-    SkillsReloaded,
-    StatusChanged,
-    TotalsChanged,
-    TurnEvent,
-)
+from birdie_tui.events import (ChangeEvent, McpFailed, MemoryChanged, Recovered, SessionOpened,
+                               SkillsChanged, SkillsReloaded, StatusChanged, TotalsChanged,
+                               TurnEvent)
 from birdie_tui.service import local_rows
 from birdie_tui.service.local_approvals import LocalApprovals
 from birdie_tui.service.local_commands import LocalCommands
