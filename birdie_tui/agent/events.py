@@ -59,7 +59,7 @@ class SkillsInjected(TurnEvent):
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "skills": [s.to_dict() for s in self.skills]}
-        if self.context is not None:  # added in issue 13; the keys above keep their meaning
+        if self.context is not None:  # added later; the keys above keep their meaning
             ctx = self.context
             out.update(turn=ctx.turn, call=ctx.call,
                        segments=[s.to_dict() for s in ctx.segments],

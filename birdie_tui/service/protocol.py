@@ -30,9 +30,9 @@ from birdie_tui.service.rows import (
     ToolRow,
     TranscriptItem,
 )
-from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # issue 13 commands
-from birdie_tui.service.rows import CallContext, CompactionRow  # issue 13: what the model sees
-from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest  # issue 14: approvals
+from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # /cost, /history, /skill new
+from birdie_tui.service.rows import CallContext, CompactionRow  # what the model sees
+from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest  # approvals
 
 # An approval: the request (call, skill, command, diff) -> the answer, or None to leave it
 # pending in the session (it can be answered later: `resume`).
@@ -106,7 +106,7 @@ class Birdie(Protocol):
     def model_choices(self) -> list[ModelChoice]: ...
     async def switch_model(self, spec: str) -> str: ...
 
-    # -- issue 13 commands --
+    # -- /cost, /history, /skill new, /tool cap, /cd --
     def cost(self) -> CostReport: ...  # /cost: session totals and a per-turn breakdown
     async def history(self, limit: int = 10) -> list[UserTurn]: ...  # your last messages
     async def new_skill(self, name: str) -> NewSkill: ...  # scaffold $BIRDIE_HOME/skills/<name>
@@ -115,7 +115,7 @@ class Birdie(Protocol):
     def working_dir(self) -> str: ...  # where tools run
     def change_dir(self, path: str) -> str: ...  # ~ expanded, relative to working_dir()
 
-    # -- issue 13: what the model sees --
+    # -- what the model sees: provenance, /compact, /export, skill loading --
     async def contexts(self) -> list[CallContext]: ...  # every model call's provenance
     async def compact(self, instructions: str = "") -> CompactionRow: ...
     def auto_compact_percent(self) -> int: ...  # 0: never
