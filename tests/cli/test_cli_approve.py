@@ -1,4 +1,4 @@
-"""Headless approvals and messages on standard input (issue 14): `--approve`/`--deny` answer a
+"""Headless approvals and messages on standard input: `--approve`/`--deny` answer a
 step pending in a session's checkpoint, even one left by a process killed while it asked."""
 
 from __future__ import annotations

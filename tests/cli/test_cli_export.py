@@ -1,4 +1,4 @@
-"""`birdie-tui sessions export ID` with the provenance of each model call (issue 13): real
+"""`birdie-tui sessions export ID` with the provenance of each model call: real
 `--print` turns with the offline model, then the real export command, as subprocesses."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`--prompt` (and `-p`) are aliases of `--print` (issue 13); `--print` itself is unchanged."""
+"""`--prompt` (and `-p`) are aliases of `--print`; `--print` itself is unchanged."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two processes continuing one session at once (issue 14): the second waits for the first
+"""Two processes continuing one session at once: the second waits for the first
 (saying for whom on stderr), so no turn is lost and the counts stay right; a wait that lasts
 too long ends with one clear line and exit 1."""
 

@@ -1,4 +1,4 @@
-"""The front door on a shared PostgreSQL database (issue 15): /info names the database (password
+"""The front door on a shared PostgreSQL database: /info names the database (password
 masked), the browser's rows name who last wrote each session, and the resume line gives the
 URL back only when it came from the command line."""
 

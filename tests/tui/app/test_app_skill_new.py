@@ -1,4 +1,4 @@
-"""`/skill new` in the running app (issue 13): typed in the composer, the skill appears in the
+"""`/skill new` in the running app: typed in the composer, the skill appears in the
 sidebar, the chat says where its file is, and later saves of that file are followed even
 though its folder did not exist when the app started."""
 
