@@ -17,6 +17,8 @@ from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.store import BirdiePaths
 
+pytestmark = pytest.mark.integration
+
 
 def engine_on(url: str, home: Path, user: str, **environ: str) -> Engine:
     home.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,8 @@ from ..cli.helpers import raw_history
 from ..cli.helpers import session_json as session_file
 from ..conftest import clean_env
 
+pytestmark = pytest.mark.integration
+
 SKILL = """\
 ---
 name: Worker

@@ -21,6 +21,8 @@ from ..agent.conftest import SKILLS
 from ..conftest import clean_env
 from .helpers import events_of, run_cli
 
+pytestmark = pytest.mark.integration
+
 # The agent tests' guarded skill, gated by a declared capability (upstream Birdie's rule)
 # instead of `require_approval`.
 GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).lstrip().replace(

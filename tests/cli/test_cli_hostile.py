@@ -12,6 +12,8 @@ import pytest
 from ..agent.conftest import write_skills
 from ..conftest import clean_env
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture
 def skills(tmp_path):

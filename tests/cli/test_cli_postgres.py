@@ -15,6 +15,8 @@ from birdie_tui.store.pg.sessions import PgSessionStore
 from ..conftest import clean_env
 from .helpers import assert_one_line_error, events_of, run_cli
 
+pytestmark = pytest.mark.integration
+
 
 def session_id_of(proc: subprocess.CompletedProcess[str]) -> str:
     assert proc.returncode == 0, proc.stderr

@@ -10,6 +10,8 @@ from birdie_tui.args import main_parser, parse_main_args
 
 from .helpers import USER, events_of, run_cli
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.parametrize("flag", ["--print", "-p", "--prompt"])
 def test_every_spelling_sets_the_headless_message(flag):

@@ -19,6 +19,8 @@ from birdie_tui.store import BirdiePaths, SessionStore
 from ..conftest import clean_env
 from .helpers import USER, assert_one_line_error, raw_history, run_cli, session_json
 
+pytestmark = pytest.mark.integration
+
 PAIRS = 20
 
 

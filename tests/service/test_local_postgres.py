@@ -4,7 +4,11 @@ URL back only when it came from the command line."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.service import local_birdie
+
+pytestmark = pytest.mark.integration
 
 
 async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):

@@ -17,9 +17,13 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from birdie_tui.skills.entrypoints import to_text
 
 from .bash_fuzz_support import BASH, WORK, run_template
+
+pytestmark = pytest.mark.fuzz
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SCHEMA = {"type": "object", "properties": {"x": {"type": "string"}}}

@@ -12,6 +12,8 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.skills.test_skills_huge import LAST, LINES, atlas
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 
+pytestmark = pytest.mark.app
+
 WIDE = (150, 40)  # the context panel is shown without forcing it
 BODY_LIMIT = 35_000  # characters the panel may hold for one body
 

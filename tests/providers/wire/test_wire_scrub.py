@@ -25,6 +25,8 @@ from .conftest import FAST, VENDORS
 from .loopback import LoopbackServer, Reply
 from .test_wire_tui import app_with, notices, status_text
 
+pytestmark = pytest.mark.integration
+
 KEY = "sk-test-SECRETkey-7f3a9c2e51"
 PASSWORD = "s3cretpass"
 BASIC = base64.b64encode(f"user:{PASSWORD}".encode()).decode()  # what httpx sends for it

@@ -6,6 +6,8 @@ import json
 
 from langchain_core.language_models import BaseChatModel
 
+import pytest
+
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
@@ -17,6 +19,7 @@ from birdie_tui.tui.turn_view import TurnView
 from .conftest import send, wait_for, wait_ready, wait_turn
 
 
+@pytest.mark.smoke
 async def test_send_message_streams_reply(make_app, monkeypatch):
     """A paced reply streams in many pieces, from `injected` to `done`, as one turn."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "150")
@@ -36,6 +39,7 @@ async def test_send_message_streams_reply(make_app, monkeypatch):
         assert "offline model" in str(app.query_one("#status").render())
 
 
+@pytest.mark.app
 async def test_a_fast_reply_reaches_the_screen_in_few_messages(make_app):
     """Tokens that arrive together are posted together: a full-speed reply is a handful of
     messages (one per token would cost more than the frames that show them), all its text."""
@@ -51,6 +55,7 @@ async def test_a_fast_reply_reaches_the_screen_in_few_messages(make_app):
         assert 1 <= len(tokens) < 50 and len(reply.text.split()) > 400
 
 
+@pytest.mark.app
 async def test_tool_call_block_and_result(make_app):
     """A tool call shows a block with its literal result; a failing tool's block is an error."""
     app = make_app()
@@ -67,6 +72,7 @@ async def test_tool_call_block_and_result(make_app):
         assert failed.error and "broken" in failed.content
 
 
+@pytest.mark.smoke
 async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isolated_home):
     """A clicked skill row toggles; the grant is saved with the next turn and gates the tool."""
     app = make_app()
@@ -95,6 +101,7 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
         assert "not available" in list(app.query(AssistantMessage))[-1].text
 
 
+@pytest.mark.app
 async def test_escape_cancels_mid_stream(make_app, monkeypatch):
     """Esc mid-stream interrupts the reply, leaves a valid history, and the next turn works."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "40")
@@ -131,6 +138,7 @@ class ExplodingModel(BaseChatModel):
         raise RuntimeError("provider said 500: upstream exploded")
 
 
+@pytest.mark.app
 async def test_engine_error_shows_block_and_app_survives(make_app):
     """A provider failure shows an error block; the app keeps running and answers once fixed."""
     app = make_app()
@@ -149,6 +157,7 @@ async def test_engine_error_shows_block_and_app_survives(make_app):
         assert "and now?" in list(app.query(AssistantMessage))[-1].text
 
 
+@pytest.mark.app
 async def test_slash_commands_and_unknown_hint(make_app):
     """Slash commands act (/remember, /skill disable); unknown or malformed ones get a hint."""
     app = make_app()

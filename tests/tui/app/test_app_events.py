@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
+import pytest
+
 from birdie_tui.agent.events import event_types
 from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.messages import EngineEvent
@@ -12,6 +14,8 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 
 from .conftest import send, wait_ready, wait_turn
+
+pytestmark = pytest.mark.app
 
 
 def test_every_event_type_has_a_handler():

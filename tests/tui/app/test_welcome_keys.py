@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 
 from .conftest import wait_for, wait_ready
+
+pytestmark = pytest.mark.app
 
 
 def welcome_source(app) -> str:
