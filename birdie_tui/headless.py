@@ -205,7 +205,7 @@ def _answers(pending: list[Any], args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
-    from birdie_tui.agent.events import SessionOpened
+    from birdie_tui.events import SessionOpened
     from birdie_tui.secrets import scrub
     from birdie_tui.service import BirdieError
 

@@ -53,7 +53,7 @@ def content_text(content: Any) -> str:
     return "".join(parts)
 
 
-def one_line(exc: BaseException, limit: int = 400, *,
+def one_line(exc: BaseException | str, limit: int = 400, *,
              as_is: tuple[type[BaseException], ...] = ()) -> str:
     """One readable line for any failure: `TypeName: first line of its message`.
 

@@ -124,7 +124,7 @@ def test_the_core_never_imports_the_tui_or_the_service():
 
 # What the TUI may import from outside itself: the front door, the event vocabulary (with the
 # ledger's rows it names), and the shared helpers every front end uses.
-TUI_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.agent.events", "birdie_tui.agent.ledger",
+TUI_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.events", "birdie_tui.agent.ledger",
                   "birdie_tui.text", "birdie_tui.screen_text", "birdie_tui.resume",
                   "birdie_tui.args", "birdie_tui.signals", "birdie_tui")
 

@@ -17,21 +17,22 @@ Rules (the session list, the token panel and a vendor's bill must agree):
   totals both equal the sum of every model call made.
 - A history that lost steps already counted (a failed write on a full disk) takes the count
   back: `turns` never stays ahead of the user messages the history holds.
+- `TokenAccount` is the engine's one owner of all this: the running turn's `Ledger` and the
+  session file's counts; the status bar, the token panel, `/cost` and the door read it.
 - A session whose counts were kept by someone else (Birdie, or a version from before
   `history_counted`) is taken as it is: counting goes on from the end of its history.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from birdie_tui.agent.ledger import Price, call_cost, usage_of
+from birdie_tui.agent.ledger import CallUsage, Ledger, Price, TokenLedger, call_cost, usage_of
 from birdie_tui.store import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
 from birdie_tui.text import content_text, title_from
-
 
 
 def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int] | None:
@@ -169,3 +170,106 @@ def add_unrecorded(meta: SessionMeta, spent_in: int, spent_out: int,
         return False
     add_call(meta, max(spent_in, 0), max(spent_out, 0), 0, price)
     return True
+
+
+class PriceFacts(Protocol):
+    """What accounting needs to know of the model in use (`AgentParts` has it)."""
+
+    @property
+    def price(self) -> Price | None: ...
+    @property
+    def model_label(self) -> str: ...
+    @property
+    def context_window(self) -> int | None: ...
+
+
+class CountingStore(Protocol):
+    """The one call accounting makes on a session store (both stores have it)."""
+
+    def update(self, session_id: str, change: Callable[[SessionMeta], bool | None]
+               ) -> SessionMeta | None: ...
+
+
+class TokenAccount:
+    """The engine's one owner of token accounting: the live `Ledger` of the running turn,
+    the session file's counts (`settle` after each checkpoint, `finish_turn` at the end of a
+    turn), and the figures every panel, `/cost` and the door read (`snapshot`)."""
+
+    def __init__(self, sessions: CountingStore, facts: PriceFacts):
+        self._sessions = sessions
+        self._facts = facts
+        self.ledger = Ledger()
+        # Tokens this turn's checkpoints counted into the session file so far.
+        self.turn_spent: tuple[int, int] = (0, 0)
+
+    # ----------------------------------------------------------------- a turn
+    def lock_taken(self) -> None:
+        """The session's turn lock was just taken: nothing of this turn is counted yet."""
+        self.turn_spent = (0, 0)
+
+    def begin_turn(self) -> None:
+        self.ledger.begin_turn()
+
+    def add_call(self, input_tokens: int, output_tokens: int, cached: int = 0) -> None:
+        """A model call completed (a turn's, or a compaction summary's): priced now, at the
+        rate of the model that made it."""
+        self.ledger.add_call(input_tokens, output_tokens, cached, self._facts.price)
+
+    def settle(self, meta: SessionMeta, messages: Sequence[Any]) -> None:
+        """Count in the session file what `messages` (the checkpointed history, read under
+        the session's turn lock) adds beyond what it counted."""
+        spent = (0, 0)
+        facts = self._facts
+
+        def change(disk: SessionMeta) -> bool | None:
+            nonlocal spent
+            before = (disk.turns, disk.counted)
+            spent = settle(disk, messages, price=facts.price, model=facts.model_label)
+            if spent != (0, 0) or disk.turns != before[0]:
+                return True
+            return None if disk.counted == before[1] else False
+
+        try:
+            counted = self._sessions.update(meta.id, change)
+        except OSError:  # a read-only home: counted on the next open that can write
+            return
+        if self.ledger.live:  # this turn's own calls (not what an earlier run left uncounted)
+            self.turn_spent = (self.turn_spent[0] + spent[0], self.turn_spent[1] + spent[1])
+        elif counted is not None:
+            # Between turns the open session shows the counts at once; during one, the
+            # ledger shows its calls live and `finish_turn` takes the file's counts at its end.
+            meta.absorb(counted)
+
+    def finish_turn(self, meta: SessionMeta, used_in: int, used_out: int) -> None:
+        """Settle the turn: the session file counted it step by step from the history;
+        calls that completed but never reached the history are added now, and the ledger
+        gets a call the history saw complete before its usage event got out."""
+        counted_in, counted_out = self.turn_spent
+        used_in, used_out = max(used_in, counted_in), max(used_out, counted_out)
+        seen_in = sum(c.input for c in self.ledger.calls)
+        seen_out = sum(c.output for c in self.ledger.calls)
+        if used_in > seen_in or used_out > seen_out:
+            self.add_call(max(0, used_in - seen_in), max(0, used_out - seen_out))
+        price = self._facts.price
+        try:
+            fresh = self._sessions.update(meta.id, lambda disk: add_unrecorded(
+                disk, used_in - counted_in, used_out - counted_out, price) or None)
+            if fresh is not None:
+                meta.absorb(fresh)  # the counts as the file now holds them
+        except OSError:
+            pass  # counted from the history on the next open
+        self.ledger.end_turn()
+
+    # ----------------------------------------------------------------- what is shown
+    def show_history(self, messages: Sequence[Any]) -> None:
+        """A session was opened: the panels show its last turn's calls."""
+        self.ledger.show_history(messages)
+
+    def running_calls(self) -> tuple[CallUsage, ...]:
+        """The calls of the turn running now (empty between turns)."""
+        return tuple(self.ledger.calls) if self.ledger.live else ()
+
+    def snapshot(self, meta: SessionMeta | None) -> TokenLedger:
+        """The figures of `meta` (the open session, or None) and the running turn."""
+        return self.ledger.snapshot(meta, context_window=self._facts.context_window,
+                                    price=self._facts.price)

@@ -1,5 +1,6 @@
-"""The engine's side of approvals: the mode, the rules a turn runs under, answers remembered
-in the session JSON, and approvals still pending in a session's checkpoint (a mixin of Engine).
+"""The engine's approval desk: the mode, the rules a turn runs under, what the engine
+decides without asking, answers remembered in the session JSON, and approvals still pending
+in a session's checkpoint. The engine owns one `ApprovalDesk`; nothing else decides.
 
 Pending approvals are LangGraph interrupts (see `graph.run_tools`): they are read back from the
 checkpoint, so a session killed while a dialog was open asks again when it is opened again, and
@@ -8,8 +9,9 @@ checkpoint, so a session killed while a dialog was open asks again when it is op
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from birdie_tui.agent.approvals import (
     APPROVAL_RULES,
@@ -20,37 +22,76 @@ from birdie_tui.agent.approvals import (
     ApprovalRequest,
 )
 from birdie_tui.agent.options import EngineError
+from birdie_tui.modes import ApprovalMode
+from birdie_tui.store import SessionMeta
 from birdie_tui.store.session_meta import str_list
+from birdie_tui.store.settings import Settings
+
+# A pending approval: the request -> the user's answer, or None to leave it pending.
+Asker = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
 
 
-class ApprovalOps:
-    """Needs from the engine: `_graph`, `_config()`, `session`, `sessions`, `settings`,
-    `require_session()`."""
+class SessionHistory(Protocol):
+    """What the desk reads and writes of the open session's checkpointed history (the engine
+    gives it)."""
 
-    _approval_mode: str | None = None
+    async def step_state(self, session_id: str | None = None) -> Any: ...
+    async def close_step(self, results: list[Any]) -> None: ...
+    async def no_interrupt_written(self, session_id: str) -> bool: ...
+
+
+class SessionSaver(Protocol):
+    def save(self, meta: SessionMeta) -> Any: ...
+
+
+class ApprovalDesk:
+    """Approvals of the engine's open session: one owner for the mode, the policy and every
+    decision taken without the user."""
+
+    def __init__(self, *, settings: Callable[[], Settings],
+                 session: Callable[[], SessionMeta | None], sessions: SessionSaver,
+                 history: SessionHistory):
+        self._settings = settings
+        self._session = session
+        self._sessions = sessions
+        self._history = history
+        self._mode: ApprovalMode | None = None  # None: settings.json's
 
     # ------------------------------------------------------------------ mode
     @property
-    def approval_mode(self) -> str:
-        return self._approval_mode or self.settings.approval_mode
+    def mode(self) -> ApprovalMode:
+        return self._mode or self._settings().approval_mode
 
-    def set_approval_mode(self, mode: str) -> str:
-        if mode not in MODES:
-            raise EngineError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
-        self._approval_mode = mode
-        return mode
+    def set_mode(self, mode: str) -> ApprovalMode:
+        for known in MODES:
+            if mode == known:
+                self._mode = known
+                return known
+        raise EngineError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
 
     # ----------------------------------------------------------------- rules
-    def approval_policy(self) -> ApprovalPolicy:
-        extra = self.session.extra if self.session is not None else {}
+    def policy(self) -> ApprovalPolicy:
+        session = self._session()
+        extra = session.extra if session is not None else {}
         return ApprovalPolicy.build(
-            mode=self.approval_mode, settings_rules=self.settings.permissions,
+            mode=self.mode, settings_rules=self._settings().permissions,
             session_rules=str_list(extra.get(APPROVAL_RULES)),
             approved_skills=str_list(extra.get(APPROVED_SKILLS)), workdir=Path.cwd())
 
-    def session_approvals(self) -> tuple[list[str], list[str]]:
+    def decided(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The answer the mode and rules give `request` without asking (auto, read-only, a
+        deny rule, an "always" saved meanwhile); None: the user must be asked."""
+        verdict = self.policy().decide(
+            name=request.name, command=request.command, skill_name=request.skill,
+            gated=True, why=request.why, args=request.args)
+        if verdict.action == "ask":
+            return None
+        return ApprovalAnswer(verdict.action, reason=verdict.why)
+
+    def saved(self) -> tuple[list[str], list[str]]:
         """(approved skills, allow rules) saved in the open session."""
-        extra = self.session.extra if self.session is not None else {}
+        session = self._session()
+        extra = session.extra if session is not None else {}
         return str_list(extra.get(APPROVED_SKILLS)), str_list(extra.get(APPROVAL_RULES))
 
     def remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> str | None:
@@ -58,45 +99,41 @@ class ApprovalOps:
         saved = request.saved_as(answer)
         if saved is None:
             return None
-        meta = self.require_session()
+        meta = self._require()
         key, item = saved
         items = str_list(meta.extra.get(key))
         if item not in items:
             meta.extra[key] = [*items, item]
             if meta.saved:
-                self.sessions.save(meta)
+                self._sessions.save(meta)
         return item
 
-    def forget_approvals(self) -> None:
+    def forget(self) -> None:
         """Drop the session's saved approvals (skills and rules)."""
-        meta = self.require_session()
+        meta = self._require()
         meta.extra.pop(APPROVAL_RULES, None)
         meta.extra[APPROVED_SKILLS] = []
         if meta.saved:
-            self.sessions.save(meta)
+            self._sessions.save(meta)
+
+    def _require(self) -> SessionMeta:
+        meta = self._session()
+        if meta is None:
+            raise EngineError("no session is open")
+        return meta
 
     # --------------------------------------------------------------- pending
-    async def _no_interrupt_written(self, thread_id: str) -> bool:
-        """True when the thread's latest checkpoint surely has no interrupt pending (one
-        indexed query); False when it may, or cannot be told."""
-        checkpoints = getattr(self, "_checkpoints", None)
-        if checkpoints is None:
-            return False
-        return await checkpoints.no_interrupt_written(thread_id)
-
-    async def ask_approvals(self, pending: list[ApprovalRequest], approver: Any
-                            ) -> tuple[dict[str, dict[str, Any]], list[ApprovalRequest]]:
-        """Answer each request: by a rule saved meanwhile (an "always" given for an earlier
-        call of the step), else by `approver`. Returns (resume value, requests left pending);
+    async def ask(self, pending: list[ApprovalRequest], approver: Asker | None
+                  ) -> tuple[dict[str, dict[str, Any]], list[ApprovalRequest]]:
+        """Answer each request: by the mode and rules (an "always" given for an earlier call
+        of the step), else by `approver`. Returns (resume value, requests left pending);
         anything left pending leaves the whole step pending."""
         answers: dict[str, dict[str, Any]] = {}
         waiting: list[ApprovalRequest] = []
         for request in pending:
-            verdict = self.approval_policy().decide(
-                name=request.name, command=request.command, skill_name=request.skill,
-                gated=True, why=request.why, args=request.args)
-            if verdict.action != "ask":
-                answers[request.id] = ApprovalAnswer(verdict.action, reason=verdict.why).to_dict()
+            answer = self.decided(request)
+            if answer is not None:
+                answers[request.id] = answer.to_dict()
                 continue
             answer = await approver(request) if approver is not None else None
             if answer is None:
@@ -109,20 +146,20 @@ class ApprovalOps:
     async def close_pending(self, pending: list[ApprovalRequest]) -> None:
         """A new message instead of an answer: the waiting calls are answered "not run", so
         the step is closed and the history stays valid for the next turn."""
-        state = await self._graph.aget_state(self._config())
+        state = await self._history.step_state()
         closed = closing_results(state.values.get("messages", []), pending)
         if closed:
-            await self._graph.aupdate_state(self._config(), {"messages": closed},
-                                            as_node="tools")
+            await self._history.close_step(closed)
 
-    async def pending_approvals(self, session_id: str | None = None) -> list[ApprovalRequest]:
+    async def pending(self, session_id: str | None = None) -> list[ApprovalRequest]:
         """The approvals a session's last step is waiting for (empty: none)."""
-        if session_id is None and (self.session is None or not self.session.saved):
+        session = self._session()
+        if session_id is None and (session is None or not session.saved):
             return []
-        config = self._config(session_id)
-        if await self._no_interrupt_written(config["configurable"]["thread_id"]):
+        sid = session_id or self._require().id
+        if await self._history.no_interrupt_written(sid):
             return []  # the usual case, without reading (and decoding) the whole history
-        state = await self._graph.aget_state(config)
+        state = await self._history.step_state(session_id)
         return requests_of(getattr(state, "interrupts", ()))
 
 

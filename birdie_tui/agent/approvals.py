@@ -28,13 +28,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from birdie_tui.modes import APPROVAL_MODES, ApprovalMode
+
 
 # The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).
 APPROVED_SKILLS = "approved_skills"
 APPROVAL_RULES = "approval_rules"
 
-MODES = ("ask", "auto", "read-only")
-Mode = Literal["ask", "auto", "read-only"]
+MODES = APPROVAL_MODES  # (spelled once, in birdie_tui.modes)
+Mode = ApprovalMode
 REMEMBER = ("command", "tool", "skill")
 TOOL_APPROVAL = ("ask", "never", "outside_workdir")  # a tool block's `approval:` values
 

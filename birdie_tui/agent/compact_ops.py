@@ -46,7 +46,7 @@ class Compaction:
 
 class CompactOps:
     """Needs from the engine: `_graph`, `_config()`, `model`, `provider`, `settings`, `session`,
-    `context_window`, `ledger`, `price`, `sessions`, `require_session()`, `session_turn()`, `pending_approvals()`."""
+    `context_window`, `tokens`, `sessions`, `require_session()`, `session_turn()`, `pending_approvals()`."""
 
     # ---------------------------------------------------------------- prompt settings
     def prompt_setting(self, name: str) -> Any:
@@ -130,8 +130,8 @@ class CompactOps:
         reply = await self.model.ainvoke(summary_request(messages, prior, instructions))
         usage = getattr(reply, "usage_metadata", None) or {}
         if usage:  # the summary call is spent on this session: count it
-            self.ledger.add_call(int(usage.get("input_tokens", 0) or 0),
-                                 int(usage.get("output_tokens", 0) or 0), 0, self.price)
+            self.tokens.add_call(int(usage.get("input_tokens", 0) or 0),
+                                 int(usage.get("output_tokens", 0) or 0))
         text = summary_from_reply(reply)
         if not text:
             raise EngineError("the model returned an empty summary; nothing was compacted")

@@ -1,9 +1,12 @@
 """The engine: skills, the model, the checkpointer, and one user turn at a time.
 
-It owns the skill registry, the current session and its policy, the token ledger, the
-checkpointer and the model, and runs one user turn as an async stream of typed events
-(`run_turn`). Front ends do not hold it: they talk to `birdie_tui.service`, which wraps it.
-Session operations live in `session_ops.py`, one turn in `turn_ops.py` (mixins).
+Its agent (provider, model, settings, skills, MCP servers, graph) comes from the builder every
+front end shares (`agent/builder.py`). It owns the current session and its policy, the stores
+and the checkpointer, and two collaborators with their own state: `tokens` (`TokenAccount`,
+the one owner of token accounting) and `approvals` (`ApprovalDesk`, the one place approvals
+are decided). It runs one user turn as an async stream of typed events (`run_turn`). Front
+ends do not hold it: they talk to `birdie_tui.service`, which wraps it. Session operations
+live in `session_ops.py`, one turn in `turn_ops.py` (mixins still).
 
 A new session is lazy: `open_session(None)` gives an unsaved session (`session_saved` False)
 with a provisional id; nothing reaches the disk until its first turn runs (`persist_session`),
@@ -17,9 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approval_ops import ApprovalOps
+from birdie_tui.agent.approval_ops import ApprovalDesk
+from birdie_tui.agent.approvals import ApprovalRequest
 from birdie_tui.agent.compact_ops import CompactOps
-from birdie_tui.agent.graph import build_graph
+from birdie_tui.agent.builder import AgentParts
+from birdie_tui.agent.accounting import TokenAccount
 from birdie_tui.agent.ledger import Ledger, TokenLedger
 from birdie_tui.agent.session_guard import SessionGuard
 from birdie_tui.agent.session_ops import INTERRUPTED_MARK, SessionOps
@@ -29,18 +34,13 @@ from birdie_tui.agent.options import (
     EngineError,
     EngineOptions,
     default_skill_dirs,
-    mcp_start_timeout,
 )
-from birdie_tui.agent.toolbox import Toolbox
-from birdie_tui.mcp.manager import MCPManager, ServerStatus
-from birdie_tui.providers.config import resolve_provider_config
-from birdie_tui.providers.facts import ProviderFacts
-from birdie_tui.providers.factory import create_chat_model, load_adapter
-from birdie_tui.secrets import collect_secrets, remember_config
+from birdie_tui.mcp.manager import ServerStatus
+from birdie_tui.modes import ApprovalMode
+from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.skills.loader import load_skills
 from birdie_tui.skills.models import LoadResult, Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
-from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.skills.reload import ReloadReport, merge_reload
 from birdie_tui.store import BirdiePaths, SessionMeta
 from birdie_tui.store.database import (
@@ -49,24 +49,18 @@ from birdie_tui.store.database import (
     open_session_store,
     resolve_database_url,
 )
-from birdie_tui.store.paths import default_user, read_only_home, validate_user
-from birdie_tui.store.settings import load_settings
+from birdie_tui.store.paths import read_only_home
+from birdie_tui.store.settings import Settings
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, SessionGuard):
+class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
     def __init__(self, options: EngineOptions | None = None):
         self.options = options or EngineOptions()
         env = self.options.environ
-        self.paths = self.options.paths or BirdiePaths.from_env(env)
-        self.user = validate_user(self.options.user or default_user(env))
-        self.skill_dirs = self.options.skills_dirs or default_skill_dirs(self.paths, env)
-        self.provider = self.options.provider or resolve_provider_config(
-            env, self.options.config_file
-        )
-        # Every key and base_url password this app can know of, masked wherever text leaves it.
-        collect_secrets(env, self.options.config_file)
-        remember_config(self.provider)
+        # Provider, settings, skills, MCP servers, model and graph: put together by the
+        # builder every front end shares; the stores below are this engine's own.
+        self.agent = AgentParts(self.options)
         # Unset: the embedded store under BIRDIE_HOME; postgresql://...: a shared database.
         try:
             self.database_url = resolve_database_url(self.options.database_url, env, self.paths)
@@ -80,25 +74,61 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
             if close is not None:
                 close()
             raise EngineError(str(exc)) from None
-        self.settings = load_settings(self.paths)[0]  # the front end reports its warnings
         self.last_call = None  # the latest model call's provenance (auto-compaction reads it)
-        self.registry = SkillRegistry(LoadResult())
         self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
         self.policy = SkillPolicy()
         self.session: SessionMeta | None = None
-        self.ledger = Ledger()  # the one owner of token counts and cost
-        self.model: Any = None
-        # MCP servers start lazily, on the first model call that needs their tools.
-        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(self.options),
-                              call_timeout=self.options.tool_timeout, environ=env)
-        self.toolbox = Toolbox(self.registry, lambda: self.policy,
-                               tool_timeout=self.options.tool_timeout,
-                               max_call_timeout=self.settings.tool_max_timeout,
-                               mcp_tools=self.mcp.tools_for)
+        # The one owner of token counts and cost: the running turn's and the session file's.
+        self.tokens = TokenAccount(self.sessions, self)
+        self.toolbox = self.agent.toolbox(lambda: self.policy)
+        # The one place approvals are decided: mode, rules, remembered answers, pending steps.
+        self.approvals = ApprovalDesk(settings=lambda: self.settings, session=lambda: self.session,
+                                      sessions=self.sessions, history=self)
         self._graph: Any = None
         self.needs_repair = True  # see SessionOps: the open history may need a repair
         self._saver: Any = None
         self._checkpoints: Any = None  # SqliteCheckpoints or PgCheckpoints
+
+    # ----------------------------------------------------------------- the built parts
+    paths = property(lambda self: self.agent.paths)
+    user = property(lambda self: self.agent.user)
+    registry = property(lambda self: self.agent.registry)
+    mcp = property(lambda self: self.agent.mcp)
+    model_label = property(lambda self: self.agent.model_label)
+    context_window = property(lambda self: self.agent.context_window)
+    price = property(lambda self: self.agent.price)
+
+    @property
+    def ledger(self) -> Ledger:  # the running turn's calls (`tokens` owns it)
+        return self.tokens.ledger
+
+    @property
+    def provider(self) -> ProviderConfig:
+        return self.agent.provider
+
+    @property
+    def model(self) -> Any:
+        return self.agent.model
+
+    @model.setter
+    def model(self, model: Any) -> None:  # tests and benchmarks put a scripted model in
+        self.agent.model = model
+
+    @property
+    def settings(self) -> Settings:
+        return self.agent.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.agent.settings = settings
+
+    @property
+    def skill_dirs(self) -> list[Path]:
+        return self.agent.skill_dirs
+
+    @skill_dirs.setter
+    def skill_dirs(self, dirs: list[Path]) -> None:
+        self.agent.skill_dirs = dirs
 
     # ----------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -107,11 +137,10 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
         cannot be opened at all raises EngineError. Nothing is left running on failure."""
         self.reload_skills()
         # The vendor SDK import costs 1-2 s: off the event loop, so a TUI stays responsive.
-        await asyncio.to_thread(load_adapter, self.provider.vendor)
-        self.model = create_chat_model(self.provider)
+        await self.agent.load_model()
         self._checkpoints = await self._open_checkpoints()
         self._saver = self._checkpoints.saver
-        self._graph = build_graph(self._saver)
+        self._graph = self.agent.graph(self._saver)
         self._watch_checkpoints()  # see SessionGuard: prune and count after each checkpoint
 
     async def _open_checkpoints(self) -> Any:
@@ -130,13 +159,7 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
                                             logs_dir=self.paths.logs_dir)
 
     async def aclose(self) -> None:
-        close_model = getattr(self.model, "aclose", None)  # vendor SDK clients
-        try:
-            if close_model is not None:
-                await close_model()
-        except Exception:  # noqa: BLE001 - closing must go on to the checkpointer
-            pass
-        await self.mcp.aclose()
+        await self.agent.aclose()  # the model's client and the MCP servers
         if self._checkpoints is not None:
             checkpoints, self._checkpoints = self._checkpoints, None
             await checkpoints.aclose()
@@ -146,6 +169,31 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
         close_memory = getattr(self.memory, "close", None)
         if close_memory is not None:
             close_memory()
+
+    # ----------------------------------------------------------------- approvals
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        return self.approvals.mode
+
+    def set_approval_mode(self, mode: str) -> ApprovalMode:
+        return self.approvals.set_mode(mode)
+
+    async def pending_approvals(self, session_id: str | None = None) -> list[ApprovalRequest]:
+        return await self.approvals.pending(session_id)
+
+    # What the approval desk reads and writes of the history (its `SessionHistory`).
+    async def step_state(self, session_id: str | None = None) -> Any:
+        return await self._graph.aget_state(self._config(session_id))
+
+    async def close_step(self, results: list[Any]) -> None:
+        await self._graph.aupdate_state(self._config(), {"messages": results}, as_node="tools")
+
+    async def no_interrupt_written(self, session_id: str) -> bool:
+        """True when the thread's latest checkpoint surely has no interrupt pending (one
+        indexed query); False when it may, or cannot be told."""
+        if self._checkpoints is None:
+            return False
+        return bool(await self._checkpoints.no_interrupt_written(session_id))
 
     def mcp_status(self) -> list[ServerStatus]:
         """Each MCP skill's server: not started / starting / running (tools) / failed (reason)
@@ -162,8 +210,7 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
     # ----------------------------------------------------------------- provider
     # (model_label, context_window, price: ProviderFacts)
     def token_ledger(self) -> TokenLedger:
-        return self.ledger.snapshot(self.session, context_window=self.context_window,
-                                    price=self.price)
+        return self.tokens.snapshot(self.session)
 
     async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
         """Use another vendor/model for the rest of this session (history is kept); returns
@@ -172,8 +219,7 @@ class Engine(ProviderFacts, TurnOps, SessionOps, CompactOps, ApprovalOps, Sessio
 
         config = config_for(vendor or self.provider.vendor, model, current=self.provider,
                             environ=self.options.environ, config_file=self.options.config_file)
-        await asyncio.to_thread(load_adapter, config.vendor)
-        self.model, self.provider = create_chat_model(config), config
+        await self.agent.switch_model(config)
         return self.model_label
 
     # ----------------------------------------------------------------- skills

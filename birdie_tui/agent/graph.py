@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, NoReturn, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -19,6 +19,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
@@ -139,7 +140,7 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         ctx.context_window, fixed_tokens=report.prompt_tokens + tool_tokens))
     record = call_record(messages, report, window, len(messages) - len(visible),
                          evicted=lease.evicted, skipped=not_loaded(allowed, report, ctx.loading))
-    report.context = record
+    report = replace(report, context=record)  # events are frozen: a copy with its record
     get_stream_writer()({"injected": _injected_event(report, ctx.wire_events)})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
     response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]),
@@ -364,14 +365,35 @@ def route_after_agent(state: AgentState) -> str:
         else END
 
 
-def build_graph(checkpointer: Any = None):
-    graph = StateGraph(AgentState, context_schema=AgentContext)
-    graph.add_node("agent", agent_node)
-    graph.add_node("tools", tools_node)
+def build_graph(checkpointer: Any = None, *,
+                context_for: Callable[[Any], Awaitable[AgentContext]] | None = None,
+                name: str | None = None) -> Any:
+    """The agent's one topology. Locally each run is given its `AgentContext`; served
+    (`context_for`), each node builds it from the run's config (the thread's grants), and the
+    graph declares no context schema (a server's client sends none)."""
+    if context_for is None:
+        graph = StateGraph(AgentState, context_schema=AgentContext)
+        graph.add_node("agent", agent_node)
+        graph.add_node("tools", tools_node)
+    else:
+        graph = StateGraph(AgentState)
+        graph.add_node("agent", _with_context(agent_node, context_for))
+        graph.add_node("tools", _with_context(tools_node, context_for))
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
     graph.add_edge("tools", "agent")
-    return graph.compile(checkpointer=checkpointer)
+    return graph.compile(checkpointer=checkpointer, name=name) if name else \
+        graph.compile(checkpointer=checkpointer)
+
+
+def _with_context(node: Callable[[AgentState, Runtime[AgentContext]], Awaitable[dict[str, Any]]],
+                  context_for: Callable[[Any], Awaitable[AgentContext]]) -> Any:
+    """`node`, run with the context `context_for` builds from the run's config."""
+
+    async def run(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+        return await node(state, runtime.override(context=await context_for(config)))
+
+    return run
 
 
 __all__ = ["AgentContext", "AgentState", "Approver", "PENDING_KEY", "build_graph", "replace_all"]

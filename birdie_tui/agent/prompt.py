@@ -15,11 +15,12 @@ from functools import lru_cache
 from operator import is_
 from typing import Any
 
-from birdie_tui.agent.events import InjectedSkill, SkillsInjected
+from birdie_tui.events import InjectedSkill, SkillsInjected
 from birdie_tui.agent.compaction import summary_block
 from birdie_tui.agent.provenance import Segment, digest
 from birdie_tui.providers.tokens import estimate_tokens
 from birdie_tui.skills.models import Skill
+from birdie_tui.modes import LOADING_MODES, LoadingMode
 from birdie_tui.text import counted
 
 PREAMBLE = (
@@ -54,7 +55,6 @@ def matched_trigger(skill: Skill, user_text: str) -> str | None:
     return None
 
 
-LOADING_MODES = ("triggers", "model", "both")
 
 
 class _Catalog:

@@ -21,7 +21,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from birdie_tui.agent.accounting import settle
+from birdie_tui.agent.accounting import TokenAccount
 from birdie_tui.skills.policy import SkillPolicy
 
 WAIT_ENV = "BIRDIE_SESSION_WAIT"
@@ -34,8 +34,8 @@ def _tell_stderr(message: str) -> None:
 
 
 class SessionGuard:
-    """Needs from the engine: `session`, `sessions`, `policy`, `options`, `ledger`, `price`,
-    `model_label`, `messages()`, `_head_checkpoint()`, `_saver`, `_checkpoints`."""
+    """Needs from the engine: `session`, `sessions`, `policy`, `options`, `tokens`,
+    `messages()`, `_head_checkpoint()`, `_saver`, `_checkpoints`."""
 
     session: Any
     sessions: Any
@@ -45,7 +45,7 @@ class SessionGuard:
     _saver: Any
     _checkpoints: Any  # agent.sqlite_checkpoints / agent.pg_checkpoints
     _history_cache: Any
-    ledger: Any
+    tokens: TokenAccount
     # Told once when a turn has to wait for another process (the TUI may show it instead).
     on_wait: Callable[[str], None] = staticmethod(_tell_stderr)
     prune_checkpoints = True  # bench/storage.py turns it off to measure the difference
@@ -53,11 +53,8 @@ class SessionGuard:
     # at the start of a turn means another process changed the history meanwhile.
     _known_head: str | None = None
     _settled_through: str | None = None  # the last message id counted by this engine
-    _turn_spent: tuple[int, int] = (0, 0)  # tokens counted from the history this turn
     _lock_held = False  # this engine holds the open session's turn lock
 
-    price: Any
-    model_label: str
     messages: Any  # SessionOps, like `_head_checkpoint`
     _head_checkpoint: Any
 
@@ -146,7 +143,7 @@ class SessionGuard:
         if (grants.enabled_names, grants.disabled_names) != (
                 self.policy.enabled_names, self.policy.disabled_names):
             self.policy = grants  # toggled in another process meanwhile
-        self._turn_spent = (0, 0)
+        self.tokens.lock_taken()
         head = await self._head_checkpoint(meta.id)
         if head != self._known_head:
             self.needs_repair = True  # another process may have died mid-turn
@@ -195,28 +192,9 @@ class SessionGuard:
 
     def _settle(self, messages: Sequence[Any]) -> None:
         """Count in the session JSON what `messages` (the checkpointed history, read under
-        the session's turn lock) adds."""
+        the session's turn lock) adds (`TokenAccount.settle`)."""
         meta = self.session
         if meta is None or not meta.saved:
             return
-        spent = (0, 0)
-
-        def change(disk: Any) -> bool | None:
-            nonlocal spent
-            before = (disk.turns, disk.counted)
-            spent = settle(disk, messages, price=self.price, model=self.model_label)
-            if spent != (0, 0) or disk.turns != before[0]:
-                return True
-            return None if disk.counted == before[1] else False
-
-        try:
-            counted = self.sessions.update(meta.id, change)
-        except OSError:  # a read-only home: counted on the next open that can write
-            return
-        if self.ledger.live:  # this turn's own calls (not what an earlier run left uncounted)
-            self._turn_spent = (self._turn_spent[0] + spent[0], self._turn_spent[1] + spent[1])
-        elif counted is not None:
-            # Between turns the open session shows the counts at once; during one, the
-            # ledger shows its calls live and `_record` takes the file's counts at its end.
-            meta.absorb(counted)
+        self.tokens.settle(meta, messages)
         self._settled_through = messages[-1].id if messages else None

@@ -3,7 +3,7 @@ list, rename, delete, taking the last turn back (`/retry`), and keeping its chec
 history valid (`repair_session`).
 
 A mixin of `Engine`, split out along the seam between sessions and turns; it uses the engine's
-session store, policy, registry, ledger and graph.
+session store, policy, registry, token account and graph.
 
 Reading a history back costs as much as the history is long, so it is read only when needed:
 `needs_repair` says whether the open session's history may be invalid (just opened, a turn
@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from birdie_tui.agent.accounting import take_back_turn
+from birdie_tui.agent.accounting import TokenAccount, take_back_turn
 from birdie_tui.agent.events import SessionOpened
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
@@ -38,7 +38,7 @@ class SessionOps:
     policy: SkillPolicy
     sessions: Any
     registry: Any
-    ledger: Any
+    tokens: TokenAccount
     options: Any
     user: str
     _graph: Any
@@ -125,7 +125,7 @@ class SessionOps:
         # A turn still open here was cut short by a process that died (kill -9, a crash):
         # closed with the same mark as one stopped by SIGTERM or Esc.
         history, _ = await self.repaired_history(partial_reply="")
-        self.ledger.show_history(history)
+        self.tokens.show_history(history)
         return SessionOpened(id=meta.id, new=new)
 
     def _activate(self, meta: SessionMeta) -> None:

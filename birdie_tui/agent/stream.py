@@ -8,7 +8,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
-from birdie_tui.agent.events import (
+from birdie_tui.events import (
     ApprovalDecided,
     SkillsInjected,
     TokenStreamed,

@@ -15,7 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
-from birdie_tui.agent.accounting import add_unrecorded, usage_after
+from birdie_tui.agent.accounting import usage_after
 from birdie_tui.agent.approval_ops import interrupts_in, resume_value
 from birdie_tui.agent.approvals import ApprovalAnswer
 from birdie_tui.agent.events import (
@@ -25,8 +25,8 @@ from birdie_tui.agent.events import (
     TurnEvent,
     UsageReported,
 )
+from birdie_tui.agent.builder import agent_context
 from birdie_tui.agent.graph import AgentContext, Approver
-from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.stream import agent_reply, translate
 from birdie_tui.store import SessionMeta
 from birdie_tui.text import content_text, one_line, scrub_surrogates
@@ -34,7 +34,7 @@ from birdie_tui.text import content_text, one_line, scrub_surrogates
 
 class TurnOps:
     """Needs from the engine: the graph, the session (ops, guard, approvals), the model,
-    toolbox, memory, ledger, options and settings."""
+    toolbox, memory, token account, options and settings."""
 
     async def run_turn(self, text: str, *, approver: Approver | None = None,
                        resume: dict[str, ApprovalAnswer] | None = None
@@ -78,7 +78,7 @@ class TurnOps:
                 return
             # Asked with the lock released: a dialog may stay open for hours, and meanwhile
             # another process may run `--approve` (then the step is found answered).
-            answers, waiting = await self.ask_approvals(self._stopped_for, approver)
+            answers, waiting = await self.approvals.ask(self._stopped_for, approver)
             if waiting:
                 for request in waiting:
                     yield ApprovalDecided(id=request.id, name=request.name,
@@ -102,7 +102,7 @@ class TurnOps:
             return
         context = self._turn_context()
         tally = _Tally()
-        self.ledger.begin_turn()
+        self.tokens.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
         self.needs_repair = True  # until the turn ends cleanly
         inputs: Any = {"messages": [asked]}
@@ -127,7 +127,7 @@ class TurnOps:
                 if not pending:
                     break
                 # Rules saved meanwhile (an "always" for an earlier call) answer at once.
-                answers, waiting = await self.ask_approvals(pending, None)
+                answers, waiting = await self.approvals.ask(pending, None)
                 if waiting:  # the step stays in the checkpoint
                     self.needs_repair = False
                     if ask:
@@ -147,7 +147,7 @@ class TurnOps:
             await self._close_interrupted(tally, asked.id)
             yield TurnError(message=one_line(exc))
         finally:
-            self._record(meta, text, tally.used_in, tally.used_out)
+            self.tokens.finish_turn(meta, tally.used_in, tally.used_out)
 
     async def _before_step(self, resume: dict[str, ApprovalAnswer] | None, *, ask: bool
                            ) -> tuple[list[Any], str | None]:
@@ -157,7 +157,7 @@ class TurnOps:
         pending = await self.pending_approvals()
         if resume is None:
             if pending:  # a new message instead of an answer
-                await self.close_pending(pending)
+                await self.approvals.close_pending(pending)
             elif self.needs_repair:
                 await self.repair_session()
             return pending, None
@@ -169,22 +169,20 @@ class TurnOps:
             return pending, ""
         for request in pending:  # an "always" given with the answer is saved
             if request.id in resume:
-                self.remember(request, resume[request.id])
+                self.approvals.remember(request, resume[request.id])
         return pending, None
 
     def _turn_context(self) -> AgentContext:
         """What the graph's nodes get for this turn (runtime context, never checkpointed)."""
-        return AgentContext(
-            model=self.model,
+        return agent_context(
+            self,
             toolbox=self.toolbox,
             memory=[entry.content for entry in self.memory.entries()],
-            approvals=self.approval_policy(),
+            approvals=self.approvals.policy(),
             max_tool_calls=self.options.max_tool_calls,
             loading=self.prompt_setting("skill_loading"),
             decay_turns=self.prompt_setting("skill_decay_turns"),
             max_loaded=self.prompt_setting("skill_max_loaded"),
-            context_window=self.context_window,
-            custom_prompt=custom_system_prompt(self.paths.home),
         )
 
     def _tally(self, event: TurnEvent, tally: _Tally) -> None:
@@ -196,28 +194,8 @@ class TurnOps:
             tally.streamed.clear()
             tally.used_in += event.input_tokens
             tally.used_out += event.output_tokens
-            self.ledger.add_call(event.input_tokens, event.output_tokens,
-                                 event.cached_input_tokens, self.price)
-
-    def _record(self, meta: Any, text: str, used_in: int, used_out: int) -> None:
-        """Settle the turn: the session file counted it step by step from the history (see
-        `agent.accounting`); calls that completed but never reached the history are added now,
-        and the ledger gets a call the history saw complete before its usage event got out."""
-        counted_in, counted_out = self._turn_spent
-        used_in, used_out = max(used_in, counted_in), max(used_out, counted_out)
-        seen_in = sum(c.input for c in self.ledger.calls)
-        seen_out = sum(c.output for c in self.ledger.calls)
-        if used_in > seen_in or used_out > seen_out:
-            self.ledger.add_call(max(0, used_in - seen_in), max(0, used_out - seen_out), 0,
-                                 self.price)
-        try:
-            fresh = self.sessions.update(meta.id, lambda disk: add_unrecorded(
-                disk, used_in - counted_in, used_out - counted_out, self.price) or None)
-            if fresh is not None:
-                meta.absorb(fresh)  # the counts as the file now holds them
-        except OSError:
-            pass  # counted from the history on the next open
-        self.ledger.end_turn()
+            self.tokens.add_call(event.input_tokens, event.output_tokens,
+                                 event.cached_input_tokens)
 
     async def _close_interrupted(self, tally: _Tally, asked_id: str | None) -> None:
         """Repair the history of a turn that did not finish and settle its spent tokens,

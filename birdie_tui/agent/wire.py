@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from birdie_tui.agent.events import InjectedSkill, SkillsInjected
+from birdie_tui.events import InjectedSkill, SkillsInjected
 from birdie_tui.agent.provenance import CallContext, Segment
 
 __all__ = ["injected_from_wire", "injected_to_wire"]

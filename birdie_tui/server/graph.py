@@ -12,30 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 
-from birdie_tui.agent.approvals import MODES, ApprovalPolicy
-from birdie_tui.agent.graph import (
-    AgentContext,
-    AgentState,
-    agent_node,
-    route_after_agent,
-    tools_node,
-)
-from birdie_tui.agent.prompt import LOADING_MODES
+from birdie_tui.agent.approvals import ApprovalPolicy
+from birdie_tui.agent.builder import agent_context
+from birdie_tui.agent.graph import AgentContext, build_graph
+from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, PERMISSIVENESS, ApprovalMode
 from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
 from birdie_tui.store.session_meta import str_list
 
 METADATA_KEY = "birdie"  # the thread metadata the client writes
 DEFAULT_MAX_TOOL_CALLS = 40  # per turn, as the CLI's default
-PERMISSIVENESS = ("read-only", "ask", "auto")  # the least permissive first
 
 
-def capped_mode(requested: Any, default: str, ceiling: str) -> str:
+def capped_mode(requested: Any, default: ApprovalMode, ceiling: ApprovalMode) -> ApprovalMode:
     """The thread's mode (`default` when it names none), never more permissive than the
     operator's `ceiling`: the server's policy is one a client cannot raise."""
-    mode = requested if requested in MODES else default
+    mode: ApprovalMode = requested if requested in APPROVAL_MODES else default
     return min(mode, ceiling, key=PERMISSIVENESS.index)
 
 
@@ -67,8 +59,9 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
         settings_rules=settings.permissions,
         session_rules=str_list(grants.get("approval_rules")),
         approved_skills=str_list(grants.get("approved_skills")), workdir=rt.workdir)
-    return AgentContext(
-        model=await rt.chat_model(),
+    await rt.chat_model()
+    return agent_context(
+        rt.agent,
         toolbox=rt.toolbox(str_list(grants.get("enabled_skills")),
                            str_list(grants.get("disabled_skills")), loading=loading,
                            decay_turns=settings.skill_decay_turns),
@@ -78,31 +71,16 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
         loading=loading,
         decay_turns=settings.skill_decay_turns,
         max_loaded=settings.skill_max_loaded,
-        context_window=rt.context_window,
-        custom_prompt=rt.custom_prompt(),
         wire_events=True,
-        workdir=str(rt.workdir),
+        workdir=rt.workdir,
     )
 
 
-async def agent(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
-    return await agent_node(state, runtime.override(context=await run_context(config)))
-
-
-async def tools(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
-    return await tools_node(state, runtime.override(context=await run_context(config)))
-
-
 def build_server_graph(checkpointer: Any = None) -> Any:
-    """The agent graph with context-building nodes (the node names are the local ones: a
-    client reads `agent` and `tools` updates as the engine does)."""
-    graph = StateGraph(AgentState)
-    graph.add_node("agent", agent)
-    graph.add_node("tools", tools)
-    graph.add_edge(START, "agent")
-    graph.add_conditional_edges("agent", route_after_agent, {"tools": "tools", END: END})
-    graph.add_edge("tools", "agent")
-    return graph.compile(checkpointer=checkpointer, name="birdie")
+    """The agent graph (the local topology, `agent.graph.build_graph`) with nodes that build
+    their run's context from the thread (the node names are the local ones: a client reads
+    `agent` and `tools` updates as the engine does)."""
+    return build_graph(checkpointer, context_for=run_context, name="birdie")
 
 
 _compiled: Any = None

@@ -17,28 +17,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_start_timeout
+from birdie_tui.agent.builder import AgentParts
+from birdie_tui.agent.options import EngineOptions
 from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.mcp.manager import MCPManager
-from birdie_tui.providers.config import resolve_provider_config
-from birdie_tui.providers.facts import ProviderFacts
-from birdie_tui.providers.factory import create_chat_model, load_adapter
-from birdie_tui.secrets import collect_secrets, remember_config
-from birdie_tui.skills.loader import load_skills
+from birdie_tui.modes import ApprovalMode, LoadingMode
+from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.store import BirdiePaths, MemoryStore
-from birdie_tui.store.paths import default_user, ensure_dir, validate_user
-from birdie_tui.store.settings import load_settings
+from birdie_tui.store.paths import ensure_dir
+from birdie_tui.store.settings import Settings
 
 CONFIG_FILE_VAR = "BIRDIE_CONFIG_FILE"  # the server's `--config FILE` (provider JSON)
 TOOL_TIMEOUT = 120.0  # seconds, as the CLI's default
 TOOLBOXES = 64  # toolboxes kept (one per distinct set of grants in use)
 
 
-class BirdieRuntime(ProviderFacts):
-    """Skills, model, MCP manager, settings and memory of the serving process."""
+class BirdieRuntime:
+    """The serving process's agent (built by `agent.builder`, as the local engine's is), its
+    memory, and the toolboxes its threads' grants call for."""
 
     def __init__(self, environ: Mapping[str, str] | None = None, workdir: Path | None = None):
         env = dict(os.environ if environ is None else environ)
@@ -46,36 +45,63 @@ class BirdieRuntime(ProviderFacts):
         # Tools run in the server's current directory; approvals and project instructions
         # look there too.
         self.workdir = workdir or Path.cwd()
-        self.paths = BirdiePaths.from_env(env)
-        self.user = validate_user(default_user(env))
-        self.skill_dirs = default_skill_dirs(self.paths, env)
         config_file = Path(env[CONFIG_FILE_VAR]).expanduser() if env.get(CONFIG_FILE_VAR) \
             else None
-        self.provider = resolve_provider_config(env, config_file)
-        # Every key the server knows of is masked in tool output and errors, as locally.
-        collect_secrets(env, config_file)
-        remember_config(self.provider)
-        self.settings, self.warnings = load_settings(self.paths)
+        # Skills are read now: a server has no `start` to defer them to.
+        self.agent = AgentParts(EngineOptions(environ=env, config_file=config_file,
+                                              tool_timeout=TOOL_TIMEOUT), load_skills_now=True)
         self.memory = MemoryStore(self.paths, self.user)
-        self.registry = SkillRegistry(load_skills(self.skill_dirs))
         # Made now, off the event loop: the MCP manager makes it on its first start otherwise.
         ensure_dir(self.paths.logs_dir)
-        self.mcp = MCPManager(self.paths.logs_dir, call_timeout=TOOL_TIMEOUT, environ=env,
-                              start_timeout=mcp_start_timeout(EngineOptions(environ=env)))
-        self._model: Any = None
         self._toolboxes: OrderedDict[tuple[Any, ...], Toolbox] = OrderedDict()
 
-    # ----------------------------------------------------------------- model
+    # ----------------------------------------------------------------- the built parts
+    @property
+    def paths(self) -> BirdiePaths:
+        return self.agent.paths
+
+    @property
+    def user(self) -> str:
+        return self.agent.user
+
+    @property
+    def provider(self) -> ProviderConfig:
+        return self.agent.provider
+
+    @property
+    def settings(self) -> Settings:
+        return self.agent.settings
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.agent.warnings
+
+    @property
+    def registry(self) -> SkillRegistry:
+        return self.agent.registry
+
+    @property
+    def mcp(self) -> MCPManager:
+        return self.agent.mcp
+
+    @property
+    def model_label(self) -> str:
+        return self.agent.model_label
+
+    @property
+    def context_window(self) -> int | None:
+        return self.agent.context_window
+
+    @property
+    def price(self) -> tuple[float, float, float] | None:
+        return self.agent.price
+
     async def chat_model(self) -> Any:
         """The chat model, built on first use (the vendor SDK import runs off the loop)."""
-        if self._model is None:
-            await asyncio.to_thread(load_adapter, self.provider.vendor)
-            if self._model is None:
-                self._model = create_chat_model(self.provider)
-        return self._model
+        return await self.agent.load_model()
 
     # ----------------------------------------------------------------- per run
-    def toolbox(self, enabled: list[str], disabled: list[str], *, loading: str,
+    def toolbox(self, enabled: list[str], disabled: list[str], *, loading: LoadingMode,
                 decay_turns: int) -> Toolbox:
         """The Toolbox for these grants and loading settings. Runs with the same ones share
         it (its caches are what make a call cheap); its policy is fixed at creation, so two
@@ -84,9 +110,7 @@ class BirdieRuntime(ProviderFacts):
         key = (tuple(policy.enabled_names), tuple(policy.disabled_names), loading, decay_turns)
         box = self._toolboxes.get(key)
         if box is None:
-            box = Toolbox(self.registry, lambda: policy, tool_timeout=TOOL_TIMEOUT,
-                          max_call_timeout=self.settings.tool_max_timeout,
-                          mcp_tools=self.mcp.tools_for)
+            box = self.agent.toolbox(lambda: policy)
             box.loading, box.decay_turns = loading, decay_turns
             self._toolboxes[key] = box
             while len(self._toolboxes) > TOOLBOXES:
@@ -95,7 +119,7 @@ class BirdieRuntime(ProviderFacts):
         return box
 
     @property
-    def approval_ceiling(self) -> str:
+    def approval_ceiling(self) -> ApprovalMode:
         """The most permissive approval mode a thread may run in: the operator's
         `approval_mode` when the server's settings.json sets one (a client's auto-approve
         cannot raise it), else any ("auto")."""
@@ -109,14 +133,8 @@ class BirdieRuntime(ProviderFacts):
         return custom_system_prompt(self.paths.home)
 
     async def aclose(self) -> None:
-        """Stop the MCP servers and the model's client."""
-        close_model = getattr(self._model, "aclose", None)
-        try:
-            if close_model is not None:
-                await close_model()
-        except Exception:  # noqa: BLE001 - closing goes on to the MCP servers
-            pass
-        await self.mcp.aclose()
+        """Stop the MCP servers and the model's client (the builder's one teardown)."""
+        await self.agent.aclose()
 
 
 _runtime: BirdieRuntime | None = None

@@ -16,9 +16,11 @@ import importlib
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.events import (
+from birdie_tui.events import (
+    ChangeEvent,
     McpFailed,
     MemoryChanged,
     Recovered,
@@ -27,6 +29,7 @@ from birdie_tui.agent.events import (
     SkillsReloaded,
     StatusChanged,
     TotalsChanged,
+    TurnEvent,
 )
 from birdie_tui.service import local_rows
 from birdie_tui.service.local_approvals import LocalApprovals
@@ -34,7 +37,7 @@ from birdie_tui.service.local_commands import LocalCommands
 from birdie_tui.service.local_context import LocalContext
 from birdie_tui.service.local_start import (
     failed_start, make_engine, open_first, tell_waits, user_errors)
-from birdie_tui.service.protocol import Approver, BirdieError, Listener
+from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
     BrokenSkillFile,
@@ -78,7 +81,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._listen_for_recoveries()
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: ChangeEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
 
@@ -152,7 +155,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     def settings(self) -> SettingsRow:
         return settings_row(self._settings)
 
-    def save_settings(self, **changes: Any) -> None:
+    def save_settings(self, **changes: SettingValue) -> None:
         paths = self.engine.paths if self.engine is not None else None
         save_ui_settings(self._settings, paths, changes)
 
@@ -168,7 +171,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
                               database_url=self._options["database_url"])
 
     # ------------------------------------------------------------------ turns
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]:
+    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         """Run one turn; its events come back in order. Totals, status, skills (MCP servers
         may have started) and MCP failures are told to the listeners as they change. A
         conversation that reached the auto-compaction threshold is compacted first. A step
@@ -176,7 +179,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         return self._turn(text, approver=approver)
 
     async def _turn(self, text: str, *, approver: Approver | None = None,
-                    resume: dict[str, Any] | None = None) -> AsyncIterator[Any]:
+                    resume: dict[str, Any] | None = None) -> AsyncIterator[TurnEvent]:
         if resume is None:
             await self.auto_compact()
         try:
@@ -278,7 +281,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._emit(SkillsChanged())
         return next(row for row in self.skill_rows() if row.name == skill.name)
 
-    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
+    async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
         """Rescan the skill folders; listeners hear `skills` and, when something changed (or
         it was asked for), `reloaded` with what."""
         folders = list(self.engine.skill_dirs)

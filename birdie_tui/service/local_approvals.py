@@ -11,19 +11,20 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
-from birdie_tui.agent.events import StatusChanged
+from birdie_tui.events import ChangeEvent, StatusChanged, TurnEvent
+from birdie_tui.modes import ApprovalMode, approval_mode_of
 from birdie_tui.service.protocol import Approver, BirdieError
 
 
 class LocalApprovals:
     engine: Any
-    _emit: Callable[[Any], None]
-    _turn: Callable[..., AsyncIterator[Any]]
+    _emit: Callable[[ChangeEvent], None]
+    _turn: Callable[..., AsyncIterator[TurnEvent]]
 
-    def approval_mode(self) -> str:
-        return self.engine.approval_mode
+    def approval_mode(self) -> ApprovalMode:
+        return approval_mode_of(self.engine.approval_mode) or "ask"
 
-    def set_approval_mode(self, mode: str | None = None) -> str:
+    def set_approval_mode(self, mode: str | None = None) -> ApprovalMode:
         """Set the mode (ask, auto, read-only); None: the next one, in that order."""
         from birdie_tui.agent.options import EngineError
 
@@ -34,7 +35,12 @@ class LocalApprovals:
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit(StatusChanged())
-        return mode
+        return self.approval_mode()
+
+    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The engine's answer to a pending request by the mode and rules (auto, read-only, a
+        rule); None: the user is to be asked. The TUI asks only then."""
+        return self.engine.approvals.decided(request)
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
         """What the open session's last step waits for (after a restart, or a --print that
@@ -42,7 +48,7 @@ class LocalApprovals:
         return await self.engine.pending_approvals()
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[Any]:
+               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         """Finish the pending step: calls in `answers` are decided, the others are asked
         through `approver` (a dialog), and the turn runs on; its events come back as from
         `send`."""
@@ -50,8 +56,8 @@ class LocalApprovals:
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
         """(skills approved for the session, "always allow" rules) saved in it."""
-        return self.engine.session_approvals()
+        return self.engine.approvals.saved()
 
     def forget_approvals(self) -> None:
-        self.engine.forget_approvals()
+        self.engine.approvals.forget()
         self._emit(StatusChanged())

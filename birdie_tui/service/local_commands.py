@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.events import StatusChanged
+from birdie_tui.events import ChangeEvent, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
@@ -22,7 +22,7 @@ class LocalCommands:
     """`/cost`, `/history`, `/skill new`, `/tool cap` and `/cd` over the local engine."""
 
     engine: Any
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     ledger: Callable[[], TokenLedger]
     reload_skills: Callable[..., Awaitable[None]]
 
@@ -40,7 +40,7 @@ class LocalCommands:
                          retried=r["turn"] > turns or any(
                              later["turn"] == r["turn"] for later in records[n + 1:]))
                 for n, r in enumerate(records)]
-        running = engine.ledger
+        running = engine.tokens.ledger  # the engine's one token owner
         if running.live and running.calls:
             rows.append(TurnCost(
                 turn=turns + 1, model=engine.model_label,

@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from birdie_tui.agent.events import Compacted, StatusChanged
+from birdie_tui.events import ChangeEvent, Compacted, StatusChanged
+from birdie_tui.modes import LOADING_MODES, LoadingMode, loading_mode_of
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CallContext, CompactionRow
 
 
 class LocalContext:
     engine: Any
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _emit_totals: Callable[[], None]
 
     def check_message(self, text: str) -> str | None:
@@ -74,15 +75,15 @@ class LocalContext:
         self._emit(StatusChanged())
         return self.auto_compact_percent()
 
-    def skill_loading(self) -> str:
+    def skill_loading(self) -> LoadingMode:
         """How knowledge bodies reach the prompt in this session: triggers | model | both."""
-        return str(self.engine.prompt_setting("skill_loading"))
+        return loading_mode_of(self.engine.prompt_setting("skill_loading")) or "both"
 
-    def set_skill_loading(self, mode: str | None) -> str:
+    def set_skill_loading(self, mode: str | None) -> LoadingMode:
         """For this session (saved in its file); None: back to the settings.json value."""
         from birdie_tui.agent.options import EngineError
 
-        if mode is not None and mode not in ("triggers", "model", "both"):
+        if mode is not None and mode not in LOADING_MODES:
             raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
         try:
             self.engine.set_prompt_setting("skill_loading", mode)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from birdie_tui.store.session_meta import SessionSummary
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     InjectionRow,
@@ -119,13 +120,13 @@ def session_rows(engine: Any) -> list[SessionRow]:
     global _last_rows
     session = engine.session  # read once: the loop may switch sessions meanwhile
     current = session.id if session is not None else None
-    metas = list(_listed(engine, session))
+    metas: list[Any] = list(_listed(engine, session))  # metas, or the index's summaries
     if session is not None and all(meta.id != current for meta in metas):
         metas.insert(0, session)
     last, kept = _last_rows, {}
     rows = []
     for meta in metas:
-        if isinstance(meta, tuple) and meta.id != current:  # a summary, not the open session
+        if isinstance(meta, SessionSummary) and meta.id != current:  # not the open session
             row = kept[meta] = last.get(meta) or session_row(meta, current)
         else:
             row = session_row(meta, current)
@@ -137,7 +138,7 @@ def session_rows(engine: Any) -> list[SessionRow]:
 def _listed(engine: Any, session: Any) -> list[Any]:
     """`Engine.list_sessions` (saved sessions, empty ones left out except the open one), as
     the store's summaries: served from its index instead of reading every session file."""
-    store = getattr(engine, "sessions", None)
+    store: Any = getattr(engine, "sessions", None)
     if not hasattr(store, "summaries"):
         return engine.list_sessions()
     keep = session.id if session is not None and session.saved else None

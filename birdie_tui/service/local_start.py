@@ -8,6 +8,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from birdie_tui.events import ChangeEvent, SessionBusy
+
 
 def user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
     """Errors whose text is already a sentence for the user (no type name in front)."""
@@ -60,10 +62,9 @@ async def open_first(engine: Any, engine_error: type[Exception], session_id: str
     return await engine.open_session(None, enable=enable, disable=disable)
 
 
-def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[Any], None]) -> None:
+def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[ChangeEvent], None]) -> None:
     """A turn waiting for another process's turn on its session is told to the listeners (the
     TUI shows it); with none (`--print`) the engine says it on stderr, as it does alone."""
-    from birdie_tui.agent.events import SessionBusy
 
     told = engine.on_wait
 

@@ -2,9 +2,9 @@
 engine behind the same UI).
 
 Commands are method calls; answers are the frozen rows of `rows.py`; what happens is told as
-events of the one vocabulary (`birdie_tui.agent.events`): a turn's events come back from
-`send`/`retry`, change events (skills, session, status, totals, memory, MCP failures, recovered
-files) go to every `subscribe`d listener. No LangChain message, session object, registry, path
+events of the one vocabulary (`birdie_tui.events`): a turn's events (`TurnEvent`) come back
+from `send`/`resume`, change events (`ChangeEvent`: skills, session, status, totals, memory,
+MCP failures, recovered files) go to every `subscribe`d listener. No LangChain message, session object, registry, path
 object, options or toolbox crosses it. Mistakes a user can make raise `BirdieError`, whose text
 is one sentence for them.
 """
@@ -12,8 +12,11 @@ is one sentence for them.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Protocol
 
+from birdie_tui.events import ChangeEvent, TurnEvent
+from birdie_tui.modes import ApprovalMode, LoadingMode
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     InjectionView,
@@ -30,14 +33,16 @@ from birdie_tui.service.rows import (
     ToolRow,
     TranscriptItem,
 )
-from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # /cost, /history, /skill new
+from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # commands
 from birdie_tui.service.rows import CallContext, CompactionRow  # what the model sees
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest  # approvals
 
 # An approval: the request (call, skill, command, diff) -> the answer, or None to leave it
 # pending in the session (it can be answered later: `resume`).
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
-Listener = Callable[[Any], None]  # gets every change event; may be called from any thread
+Listener = Callable[[ChangeEvent], None]  # gets every change event; may be called from any thread
+# What the UI's own settings take (theme, tool_output: text; notify: a flag).
+SettingValue = str | bool
 
 
 class BirdieError(Exception):
@@ -61,17 +66,21 @@ class Birdie(Protocol):
     def status(self) -> Status: ...
     def ledger(self) -> TokenLedger: ...
     def settings(self) -> SettingsRow: ...
-    def save_settings(self, **changes: Any) -> None: ...
+    def save_settings(self, **changes: SettingValue) -> None: ...
     def resume_command(self) -> str | None: ...
 
     # -------------------------------------------------------------- turns
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]: ...
+    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]: ...
     def check_message(self, text: str) -> str | None: ...  # over the model's window: why
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[Any]: ...
+               approver: Approver | None = None) -> AsyncIterator[TurnEvent]: ...
     async def pending_approvals(self) -> list[ApprovalRequest]: ...
-    def approval_mode(self) -> str: ...
-    def set_approval_mode(self, mode: str | None = None) -> str: ...
+    # The mode's and rules' answer to a pending request; None: ask the user (the TUI
+    # never decides itself).
+    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None: ...
+    def approval_mode(self) -> ApprovalMode: ...
+    # Modes come typed by a user: an unknown one raises BirdieError.
+    def set_approval_mode(self, mode: str | None = None) -> ApprovalMode: ...
     def saved_approvals(self) -> tuple[list[str], list[str]]: ...
     def forget_approvals(self) -> None: ...
     def save_session(self) -> str: ...
@@ -90,7 +99,7 @@ class Birdie(Protocol):
     def skill_rows(self) -> list[SkillRow]: ...
     def broken_files(self) -> list[BrokenSkillFile]: ...
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow: ...
-    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None: ...
+    async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None: ...
     async def watch_skills(self) -> None: ...
     async def tools(self) -> list[ToolRow]: ...
     def mcp_rows(self) -> list[McpRow]: ...
@@ -106,7 +115,7 @@ class Birdie(Protocol):
     def model_choices(self) -> list[ModelChoice]: ...
     async def switch_model(self, spec: str) -> str: ...
 
-    # -- /cost, /history, /skill new, /tool cap, /cd --
+    # -------------------------------------------------------------- commands
     def cost(self) -> CostReport: ...  # /cost: session totals and a per-turn breakdown
     async def history(self, limit: int = 10) -> list[UserTurn]: ...  # your last messages
     async def new_skill(self, name: str) -> NewSkill: ...  # scaffold $BIRDIE_HOME/skills/<name>
@@ -115,11 +124,11 @@ class Birdie(Protocol):
     def working_dir(self) -> str: ...  # where tools run
     def change_dir(self, path: str) -> str: ...  # ~ expanded, relative to working_dir()
 
-    # -- what the model sees: provenance, /compact, /export, skill loading --
+    # -------------------------------------------------------------- what the model sees
     async def contexts(self) -> list[CallContext]: ...  # every model call's provenance
     async def compact(self, instructions: str = "") -> CompactionRow: ...
     def auto_compact_percent(self) -> int: ...  # 0: never
     def set_auto_compact(self, percent: int | None) -> int: ...  # this session; None: global
     async def export(self, fmt: str = "markdown") -> str: ...  # markdown | json
-    def skill_loading(self) -> str: ...  # triggers | model | both
-    def set_skill_loading(self, mode: str | None) -> str: ...  # this session; None: global
+    def skill_loading(self) -> LoadingMode: ...
+    def set_skill_loading(self, mode: str | None) -> LoadingMode: ...  # None: global

@@ -16,7 +16,13 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from birdie_tui.agent.events import SessionOpened, SkillsChanged, StatusChanged, TotalsChanged
+from birdie_tui.events import (
+    ChangeEvent,
+    SessionOpened,
+    SkillsChanged,
+    StatusChanged,
+    TotalsChanged,
+)
 from birdie_tui.service.protocol import BirdieError, Listener
 from birdie_tui.service.remote_catalog import Catalog, fetch_catalog
 from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, shown_url, to_messages
@@ -69,7 +75,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: ChangeEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
 

@@ -44,9 +44,8 @@ class Catalog:
 async def fetch_catalog(wire: Wire, enabled: Iterable[str] = (),
                         disabled: Iterable[str] = ()) -> Catalog:
     """The server's catalog, with `enabled` computed for these grants."""
-    output = await wire.call(lambda: wire.aio.runs.wait(
-        None, INFO_GRAPH, input={"enabled_skills": list(enabled),
-                                 "disabled_skills": list(disabled)}))
+    grants: dict[str, Any] = {"enabled_skills": list(enabled), "disabled_skills": list(disabled)}
+    output = await wire.call(lambda: wire.aio.runs.wait(None, INFO_GRAPH, input=grants))
     data = output.get("catalog") if isinstance(output, dict) else None
     if not isinstance(data, dict):
         detail = output.get("__error__") if isinstance(output, dict) else None
@@ -57,7 +56,8 @@ async def fetch_catalog(wire: Wire, enabled: Iterable[str] = (),
 
 
 def catalog_of(data: dict[str, Any]) -> Catalog:
-    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    found = data.get("model")
+    model: dict[str, Any] = found if isinstance(found, dict) else {}
     return Catalog(
         skills=rows_of(SkillRow, data.get("skills")),
         broken=rows_of(BrokenSkillFile, data.get("broken")),

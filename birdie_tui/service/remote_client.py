@@ -52,7 +52,6 @@ class Wire:
     may be called from a worker thread)."""
 
     def __init__(self, url: str, *, api_key: str | None = None) -> None:
-        import httpx
         from langgraph_sdk import get_client, get_sync_client
 
         from birdie_tui.network import network_timeout, quiet_client_libraries
@@ -66,9 +65,9 @@ class Wire:
         # answers, or dies mid-run, is said within $BIRDIE_NETWORK_TIMEOUT; a working server
         # sends a heartbeat every 5 s, so a long turn never trips it.
         self.timeout = network_timeout()
-        timeout = httpx.Timeout(self.timeout)
-        self.aio = get_client(url=self.url, api_key=api_key, timeout=timeout)
-        self.sync = get_sync_client(url=self.url, api_key=api_key, timeout=timeout)
+        # The SDK makes it an httpx.Timeout (the same one for every phase).
+        self.aio = get_client(url=self.url, api_key=api_key, timeout=self.timeout)
+        self.sync = get_sync_client(url=self.url, api_key=api_key, timeout=self.timeout)
 
     async def call(self, make: Callable[[], Awaitable[T]], *, thread: str | None = None) -> T:
         try:
@@ -152,6 +151,6 @@ def to_messages(items: Any) -> list[Any]:
 
 def message_dict(message: Any) -> dict[str, Any]:
     """A LangChain message as the wire's plain dict (for `update_state`)."""
-    data = message.model_dump()
+    data: dict[str, Any] = message.model_dump()
     data["type"] = message.type
     return data

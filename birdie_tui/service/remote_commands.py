@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approvals import MODES
-from birdie_tui.agent.events import SkillsChanged, StatusChanged
-from birdie_tui.service.protocol import BirdieError
+from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
+from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
+from birdie_tui.modes import (
+    LOADING_MODES,
+    PERMISSIVENESS,
+    ApprovalMode,
+    LoadingMode,
+    approval_mode_of,
+    loading_mode_of,
+)
+from birdie_tui.service.protocol import BirdieError, SettingValue
+from birdie_tui.service.remote_catalog import Catalog
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
@@ -39,7 +49,7 @@ def local_only(what: str, why: str) -> BirdieError:
 
 
 class RemoteCommands:
-    catalog: Any
+    catalog: Catalog
     wire: Any
     _meta: dict[str, Any]
     _messages: list[Any]
@@ -49,7 +59,7 @@ class RemoteCommands:
     _settings: Any
     _thread: str
     _summary: str
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _write_meta_sync: Callable[..., None]
     _grants: Callable[[], tuple[list[str], list[str]]]
     _price: Callable[[], Any]
@@ -60,33 +70,46 @@ class RemoteCommands:
     def settings(self) -> SettingsRow:
         return settings_row(self._settings)
 
-    def save_settings(self, **changes: Any) -> None:
+    def save_settings(self, **changes: SettingValue) -> None:
         from birdie_tui.store.paths import BirdiePaths
 
         paths = BirdiePaths.from_env(getattr(self, "_environ", None) or os.environ)
         save_ui_settings(self._settings, paths, changes)
 
     # ------------------------------------------------------------------ approvals
-    def approval_mode(self) -> str:
+    def approval_mode(self) -> ApprovalMode:
         """The mode the server runs this thread in: the thread's choice, capped by the
         operator's `approval_mode` (the catalog's `approval_ceiling`; see server/graph.py)."""
-        mode = self._meta.get("approval_mode")
-        mode = mode if mode in MODES else str(self.catalog.settings.get("approval_mode")
-                                              or "ask")
-        ceiling = self.catalog.server.get("approval_ceiling")
-        order = ("read-only", "ask", "auto")
-        if ceiling in order and mode in order and order.index(ceiling) < order.index(mode):
+        mode = (approval_mode_of(self._meta.get("approval_mode"))
+                or approval_mode_of(self.catalog.settings.get("approval_mode")) or "ask")
+        ceiling = approval_mode_of(self.catalog.server.get("approval_ceiling"))
+        order = PERMISSIVENESS
+        if ceiling is not None and order.index(ceiling) < order.index(mode):
             return ceiling
         return mode
 
-    def set_approval_mode(self, mode: str | None = None) -> str:
+    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
+        """The answer the thread's mode (capped by the operator's) and saved rules give a
+        pending request, as the served graph decides; None: the user is to be asked."""
+        from birdie_tui.agent.approvals import ApprovalPolicy
+
+        verdict = ApprovalPolicy.build(
+            mode=self.approval_mode(), settings_rules=None,
+            session_rules=str_list(self._meta.get("approval_rules")),
+            approved_skills=str_list(self._meta.get("approved_skills"))).decide(
+            name=request.name, command=request.command, skill_name=request.skill,
+            gated=True, why=request.why, args=request.args)
+        return None if verdict.action == "ask" else ApprovalAnswer(verdict.action,
+                                                                   reason=verdict.why)
+
+    def set_approval_mode(self, mode: str | None = None) -> ApprovalMode:
         if mode is None:
             mode = MODES[(MODES.index(self.approval_mode()) + 1) % len(MODES)]
-        if mode not in MODES:
+        if approval_mode_of(mode) is None:
             raise BirdieError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
         self._write_meta_sync(approval_mode=mode)
         self._emit(StatusChanged())
-        return mode
+        return self.approval_mode()
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
         return str_list(self._meta.get("approved_skills")), \
@@ -125,7 +148,7 @@ class RemoteCommands:
         self._emit(SkillsChanged())
         return new
 
-    async def reload_skills(self, touched: Iterable[Any] = (), *, forced: bool = False) -> None:
+    async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
         """The server's skills as it has them now (its files are reloaded by the server)."""
         await self._refresh_catalog()
         self._emit(SkillsChanged())
@@ -241,12 +264,12 @@ class RemoteCommands:
     def set_auto_compact(self, percent: int | None) -> int:
         raise local_only("automatic compaction", "compaction runs with the local engine")
 
-    def skill_loading(self) -> str:
-        mode = self._meta.get("skill_loading") or self.catalog.settings.get("skill_loading")
-        return str(mode or "both")
+    def skill_loading(self) -> LoadingMode:
+        return (loading_mode_of(self._meta.get("skill_loading"))
+                or loading_mode_of(self.catalog.settings.get("skill_loading")) or "both")
 
-    def set_skill_loading(self, mode: str | None) -> str:
-        if mode is not None and mode not in ("triggers", "model", "both"):
+    def set_skill_loading(self, mode: str | None) -> LoadingMode:
+        if mode is not None and mode not in LOADING_MODES:
             raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
         self._write_meta_sync(skill_loading=mode)
         self._emit(StatusChanged())

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalPolicy, ApprovalRequest
-from birdie_tui.agent.events import (
+from birdie_tui.events import (
     ApprovalDecided,
+    ChangeEvent,
     TotalsChanged,
     TurnDone,
     TurnError,
@@ -28,7 +29,10 @@ from birdie_tui.service.protocol import Approver, BirdieError
 from birdie_tui.service.remote_client import GRAPH, Wire, to_messages
 from birdie_tui.store.session_meta import str_list
 
-STREAM_MODES = ["messages-tuple", "updates", "custom"]
+if TYPE_CHECKING:
+    from langgraph_sdk.schema import StreamMode
+
+STREAM_MODES: list[StreamMode] = ["messages-tuple", "updates", "custom"]
 CANCEL_WAIT = 15.0  # seconds a cancelled run gets to stop on the server
 
 
@@ -69,7 +73,7 @@ def final_text(update: Any) -> str | None:
 
 class RemoteTurns:
     wire: Wire
-    _emit: Callable[[Any], None]
+    _emit: Callable[[ChangeEvent], None]
     _thread: str
     _meta: dict[str, Any]
     _live: list[CallUsage]
@@ -82,11 +86,11 @@ class RemoteTurns:
     _price: Callable[[], Any]
 
     # ------------------------------------------------------------------ the door's methods
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[Any]:
+    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn(text, approver, None)
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[Any]:
+               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn("", approver, dict(answers or {}))
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
@@ -98,7 +102,7 @@ class RemoteTurns:
 
     # ------------------------------------------------------------------ one turn
     async def _remote_turn(self, text: str, approver: Approver | None,
-                           resume: dict[str, ApprovalAnswer] | None) -> AsyncIterator[Any]:
+                           resume: dict[str, ApprovalAnswer] | None) -> AsyncIterator[TurnEvent]:
         from birdie_tui.agent.approval_ops import resume_value
         from birdie_tui.text import scrub_surrogates
 
@@ -144,7 +148,7 @@ class RemoteTurns:
                 await self._after_turn()
 
     async def _runs(self, thread: str, payload: dict[str, Any], approver: Approver | None
-                    ) -> AsyncIterator[TurnEvent]:
+                    ) -> AsyncGenerator[TurnEvent, None]:
         """Run, and run again after each stop for approval the approver answers."""
         from birdie_tui.agent.approval_ops import interrupts_in
 
@@ -236,8 +240,9 @@ class RemoteTurns:
 
         state = await self.wire.call(lambda: self.wire.aio.threads.get_state(self._thread),
                                      thread=self._thread)
+        values: Any = state.get("values") or {}  # the graph's state: a dict of channels
         closed = [message_dict(result) for result in closing_results(
-            to_messages((state.get("values") or {}).get("messages")), pending)]
+            to_messages(values.get("messages")), pending)]
         if not closed:
             return
         await self.wire.call(lambda: self.wire.aio.threads.update_state(

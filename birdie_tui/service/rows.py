@@ -12,8 +12,11 @@ from typing import Any
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.ledger import CallUsage, TokenLedger
 from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
+# The modes' one spelling, for front ends (which import nothing of the core but the door).
+from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, LoadingMode
 
 __all__ = [
+    "APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode",
     "ApprovalAnswer", "ApprovalRequest", "BrokenSkillFile", "CallContext", "CallUsage", "CompactionRow", "ContextChange",
     "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",

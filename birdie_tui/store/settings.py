@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from birdie_tui.modes import ApprovalMode, LoadingMode
+
 from .jsonio import read_json, write_json_atomic
 from .paths import BirdiePaths, ensure_dir
 
@@ -26,7 +28,7 @@ class Settings(BaseModel):
     keymap: dict[str, str] = Field(default_factory=dict)
     # How knowledge bodies reach the prompt: trigger phrases, the model's get_skill, or both;
     # a loaded body stays for `skill_decay_turns` user turns, at most `skill_max_loaded` at once.
-    skill_loading: Literal["triggers", "model", "both"] = "both"
+    skill_loading: LoadingMode = "both"
     skill_decay_turns: int = Field(5, ge=0, le=1000)
     skill_max_loaded: int = Field(3, ge=0, le=100)
     # Compact the conversation when the context reaches this share of the window (0 = never).
@@ -34,7 +36,7 @@ class Settings(BaseModel):
     # Approval rules, as `tool` or `tool(glob over the command)`: {"allow": [...], "ask": [...],
     # "deny": [...]} (agent.approvals); and the mode a new app starts in.
     permissions: dict[str, list[str]] = Field(default_factory=dict)
-    approval_mode: Literal["ask", "auto", "read-only"] = "ask"
+    approval_mode: ApprovalMode = "ask"
     # A bell and an OSC 9 notification when a turn ends or an approval waits, unfocused.
     notify: bool = True
     # The longest `timeout_s` a model may ask of a bash/http tool without its own `timeout:`.

@@ -19,7 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from birdie_tui.screen_text import clean
-from birdie_tui.service import BirdieError
+from birdie_tui.service import BirdieError, ChangeEvent
 from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot
@@ -93,7 +93,7 @@ class BirdieApp(App[int]):
 
         self.run_worker(leave(), group="signal-exit", exclusive=True, exit_on_error=False)
 
-    def heard(self, event: Any) -> None:
+    def heard(self, event: ChangeEvent) -> None:
         """A change event from the front door (any thread): to the main screen's queue."""
         self.main.post_message(EngineEvent(event))
 

@@ -1,22 +1,22 @@
 """The one Textual message from the engine to the UI (docs/architecture.md, Events in the TUI).
 
-The vocabulary is defined once, in `birdie_tui.agent.events` (stream-json is its serialised
-form). The turn worker and the front door's listener wrap each event as it arrives in an
-`EngineEvent` for the main screen, which dispatches on `event.type` (`MainScreen.HANDLERS`,
-`TurnView.HANDLERS`), so no second hierarchy can drift from it.
+The vocabulary is defined once, in `birdie_tui.events` (stream-json is its serialised form).
+The turn worker and the front door's listener wrap each event as it arrives in an
+`EngineEvent` for the main screen, which dispatches with `match` on the event's class
+(`MainScreen.on_engine_event`, `TurnView.handle`), so no second hierarchy can drift from it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.message import Message
+
+from birdie_tui.events import Event
 
 
 class EngineEvent(Message, bubble=False):  # for the main screen only; nobody above needs it
     """One engine event, unchanged (`event.type` names it: "token", "tool_call", …)."""
 
-    def __init__(self, event: Any) -> None:
+    def __init__(self, event: Event) -> None:
         super().__init__()
         self.event = event
 

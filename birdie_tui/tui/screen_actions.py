@@ -3,7 +3,9 @@ and the `CommandUI` side of the command context (a mixin of `MainScreen`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from textual.widgets import TabbedContent
 
 from birdie_tui.tui.cmds.approvals import MODE_WORDS
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
@@ -11,26 +13,44 @@ from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
 
-class ScreenActions:
+    from birdie_tui.service import Birdie
+    from birdie_tui.tui.sessions import SessionControl
+    from birdie_tui.tui.turns import TurnRunner
+
+    _ScreenBase = Screen[None]  # what the mixin is mixed into, for the type checker
+else:
+    _ScreenBase = object
+
+
+class ScreenActions(_ScreenBase):
     """Mixed into `MainScreen` (which provides `birdie`, `turns`, `sessions`, `chat`…)."""
 
-    app: Any
-    birdie: Any
-    turns: Any
-    sessions: Any
-    chat: ChatLog
+    app: Any  # the BirdieApp (its own methods, which Textual's `App` type does not name)
+    birdie: Birdie | None
+    turns: TurnRunner
+    sessions: SessionControl
     sidebar_forced: bool | None
     panel_forced: bool | None
 
+    if TYPE_CHECKING:
+        def apply_width(self, width: int) -> None: ...  # MainScreen's layout rule
+
+    @property
+    def chat(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
     # ------------------------------------------------------------------ key actions
     async def action_cancel_turn(self) -> None:
-        composer = self.query_one(Composer)  # type: ignore[attr-defined]
-        if self.app.screen is self and self.focused is not composer:  # type: ignore[attr-defined]
+        composer = self.query_one(Composer)
+        if self.app.screen is self and self.focused is not composer:
             composer.focus()  # esc leaves the skill list (or a tool block) first
             return
         if await self.turns.cancel():
-            self.notify("Turn cancelled.", timeout=2)  # type: ignore[attr-defined]
+            self.notify("Turn cancelled.", timeout=2)
 
     def action_sessions(self) -> None:
         self.sessions.open_browser()
@@ -38,7 +58,7 @@ class ScreenActions:
     def action_new_session(self) -> None:
         if self.birdie is None:
             if not self.app.retry_boot():
-                self.notify("Still starting up…", timeout=2)  # type: ignore[attr-defined]
+                self.notify("Still starting up…", timeout=2)
             return
         self.sessions.run(self.sessions.new())
 
@@ -51,33 +71,34 @@ class ScreenActions:
             self.sessions.not_running()
             return
         mode = self.birdie.set_approval_mode(None)
-        self.notify(f"Approvals: {mode} — {MODE_WORDS.get(mode, '')}", timeout=3)  # type: ignore
+        self.notify(f"Approvals: {mode} — {MODE_WORDS.get(mode, '')}", timeout=3)
 
     def apply_start_mode(self) -> None:
         """`--auto-approve` starts Birdie in auto mode: once per start (a session opened later
         keeps what the user chose since)."""
-        if self.app.args.auto_approve and getattr(self, "_mode_set_for", None) is not self.birdie:
+        if self.birdie is not None and self.app.args.auto_approve \
+                and getattr(self, "_mode_set_for", None) is not self.birdie:
             self._mode_set_for = self.birdie
             self.birdie.set_approval_mode("auto")
 
     def action_focus_skills(self) -> None:
         """The skill list from the keyboard: ↑/↓ move, space toggles, esc goes back."""
-        sidebar = self.query_one(SkillSidebar)  # type: ignore[attr-defined]
+        sidebar = self.query_one(SkillSidebar)
         if not sidebar.display:
             self.sidebar_forced = True
-            self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+            self.apply_width(self.app.size.width)
         sidebar.focus_list()
 
     def action_focus_context(self) -> None:
         """The context panel from the keyboard: ←/→ turns, shift+←/→ calls, ↑/↓ segments,
         esc goes back."""
-        panels = self.query_one("#panels")  # type: ignore[attr-defined]
+        panels = self.query_one("#panels", TabbedContent)
         if not panels.display:
             self.panel_forced = True
-            self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+            self.apply_width(self.app.size.width)
         panels.active = "tab-context"
-        if not self.query_one(ContextPanel).focus_list():  # type: ignore[attr-defined]
-            self.notify("Nothing in the context panel yet.", timeout=2)  # type: ignore
+        if not self.query_one(ContextPanel).focus_list():
+            self.notify("Nothing in the context panel yet.", timeout=2)
 
     def action_scroll_chat(self, how: str) -> None:
         """Scroll the conversation without leaving the composer."""
@@ -87,12 +108,12 @@ class ScreenActions:
             self.chat.scroll_relative(y=-3 if how == "up" else 3, animate=False)
 
     def action_toggle_sidebar(self) -> None:
-        self.sidebar_forced = not self.query_one(SkillSidebar).display  # type: ignore
-        self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+        self.sidebar_forced = not self.query_one(SkillSidebar).display
+        self.apply_width(self.app.size.width)
 
     def action_toggle_panel(self) -> None:
-        self.panel_forced = not self.query_one("#panels").display  # type: ignore
-        self.apply_width(self.app.size.width)  # type: ignore[attr-defined]
+        self.panel_forced = not self.query_one("#panels").display
+        self.apply_width(self.app.size.width)
 
     # ------------------------------------------------------------------ skills
     def on_skill_sidebar_toggled(self, event: SkillSidebar.Toggled) -> None:
@@ -104,10 +125,10 @@ class ScreenActions:
         try:
             row = self.birdie.set_skill(name, enabled)
         except self.app.birdie_error as exc:
-            self.notify(str(exc), severity="error")  # type: ignore[attr-defined]
+            self.notify(str(exc), severity="error")
             return
         self.notify(f"{row.name} {'enabled' if row.enabled else 'disabled'} for this session",
-                    timeout=2)  # type: ignore[attr-defined]
+                    timeout=2)
 
     def switch_to(self, session_id: str) -> None:
         """The palette's "switch to session": built only when chosen, so an unchosen hit
@@ -125,9 +146,9 @@ class ScreenActions:
     def error(self, text: str) -> None:
         self.chat.add_error(text)
 
-    def toast(self, text: str, *, severity: str = "information",
+    def toast(self, text: str, *, severity: SeverityLevel = "information",
               timeout: float | None = None) -> None:
-        self.notify(text, severity=severity, timeout=timeout)  # type: ignore
+        self.notify(text, severity=severity, timeout=timeout)
 
     async def confirm(self, question: str) -> bool:
         from birdie_tui.tui.screens.confirm import ConfirmScreen

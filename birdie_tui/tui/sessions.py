@@ -15,6 +15,7 @@ from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 if TYPE_CHECKING:
+    from birdie_tui.service import Birdie
     from birdie_tui.tui.main_screen import MainScreen
 
 
@@ -53,8 +54,16 @@ class SessionControl:
         self.screen = screen
 
     @property
-    def birdie(self) -> Any:
+    def birdie(self) -> Birdie | None:
         return self.screen.birdie
+
+    @property
+    def door(self) -> Birdie:
+        """The running door (what acts on a session runs only once Birdie has started)."""
+        birdie = self.screen.birdie
+        if birdie is None:
+            raise RuntimeError("Birdie is not running")
+        return birdie
 
     def run(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run a session operation in its own worker group (never the turn's)."""
@@ -71,7 +80,7 @@ class SessionControl:
     async def show_current(self, *, new: bool = False) -> None:
         """Replay the open session into the chat, with its skills, context and figures; a
         step it left waiting for approval is asked again."""
-        screen, birdie = self.screen, self.birdie
+        screen, birdie = self.screen, self.door
         screen.apply_start_mode()
         chat = screen.chat
         await chat.clear_log()
@@ -105,20 +114,20 @@ class SessionControl:
                                    exit_on_error=False)
 
     async def _reload_contexts(self) -> None:
-        records = await self.birdie.contexts()
+        records = await self.door.contexts()
         if records:  # an unsaved session has none yet: keep what the live events brought
             self.screen.query_one(ContextPanel).set_records(records)
 
     async def switch(self, session_id: str) -> None:
-        status = self.birdie.status()
+        status = self.door.status()
         if status.session_id == session_id:
             return
         await self.screen.turns.cancel()
-        await self.birdie.open_session(session_id)
+        await self.door.open_session(session_id)
 
     async def new(self) -> None:
         await self.screen.turns.cancel()
-        await self.birdie.new_session()
+        await self.door.new_session()
 
     async def cycle(self, step: int) -> None:
         """ctrl+pageup / ctrl+pagedown: the previous / next session in the browser's order
@@ -155,13 +164,13 @@ class SessionControl:
 
     # ------------------------------------------------------------ SessionActions (browser)
     def session_rows(self) -> list[SessionRow]:
-        return self.birdie.session_rows()
+        return self.door.session_rows()
 
     async def rename_session(self, session_id: str, title: str) -> None:
-        self.birdie.rename_session(session_id, title)
+        self.door.rename_session(session_id, title)
 
     async def delete_session(self, session_id: str) -> None:
-        if session_id == self.birdie.status().session_id:
+        if session_id == self.door.status().session_id:
             await self.screen.turns.cancel()
-        await self.birdie.delete_session(session_id)
+        await self.door.delete_session(session_id)
         self.screen.notify(f"Deleted session {session_id}", timeout=2)

@@ -83,7 +83,9 @@ def load_theme_file(path: Path | str) -> Theme:
     if not isinstance(dark, bool):
         raise ThemeError(f"{path}: dark must be true or false")
 
-    colours = {key: _colour(path, key, data[key]) for key in COLOUR_KEYS if key in data}
+    # Any: Theme's keywords are of several types; these are only its colour ones, all text.
+    colours: dict[str, Any] = {key: _colour(path, key, data[key]) for key in COLOUR_KEYS
+                               if key in data}
     variables = _variables(path, data.get("variables", {}))
     try:
         theme = Theme(name=name.strip(), dark=dark, variables=variables, **colours)

@@ -1,15 +1,28 @@
-"""How a running turn shows up: one handler per turn event type, and the reply being streamed.
+"""How a running turn shows up: one handler per turn event class, and the reply being streamed.
 
-`HANDLERS` and `MainScreen.HANDLERS` together cover the whole vocabulary of
-`birdie_tui.agent.events`; a test keeps it so. Token figures are not kept here: the ledger
-(behind the front door) owns them and its `totals` event redraws the panels.
+`TurnView.handle` and `MainScreen.on_engine_event` together cover the whole vocabulary of
+`birdie_tui.events` (mypy checks both `match`es are exhaustive; a test posts every event). Token
+figures are not kept here: the ledger (behind the front door) owns them and its `totals` event
+redraws the panels.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, assert_never, get_args
 
+from birdie_tui.events import (
+    ApprovalDecided,
+    SkillsInjected,
+    TokenStreamed,
+    ToolCallStarted,
+    ToolFinished,
+    TurnCancelled,
+    TurnDone,
+    TurnError,
+    UsageReported,
+)
 from birdie_tui.service.rows import InjectionView
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -17,23 +30,18 @@ from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 if TYPE_CHECKING:
     from birdie_tui.tui.main_screen import MainScreen
 
+# The turn events the chat shows (`session`, the other turn event, is a change for the screen).
+ShownTurnEvent: TypeAlias = (SkillsInjected | TokenStreamed | ToolCallStarted | ToolFinished
+                             | ApprovalDecided | UsageReported | TurnDone | TurnError
+                             | TurnCancelled)
+
 
 class TurnView:
-    HANDLERS = {
-        "injected": "on_injected",
-        "token": "on_token",
-        "tool_call": "on_tool_call",
-        "tool_result": "on_tool_result",
-        "approval": "on_approval",
-        "usage": "on_usage",
-        "done": "on_done",
-        "error": "on_error",
-        "cancelled": "on_cancelled",
-    }
+    EVENTS: tuple[type[ShownTurnEvent], ...] = get_args(ShownTurnEvent)
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
-        self.reply: Any = None  # the AssistantMessage being streamed
+        self.reply: AssistantMessage | None = None  # the reply being streamed
 
     def reset(self) -> None:
         self.reply = None
@@ -42,46 +50,64 @@ class TurnView:
     def chat(self) -> ChatLog:
         return self.screen.query_one(ChatLog)
 
-    async def handle(self, event: Any) -> None:
-        result = getattr(self, self.HANDLERS[event.type])(event)
-        if result is not None:
-            await result
+    async def handle(self, event: ShownTurnEvent) -> None:
+        match event:
+            case SkillsInjected():
+                self.on_injected(event)
+            case TokenStreamed():
+                self.on_token(event)
+            case ToolCallStarted():
+                self.on_tool_call(event)
+            case ToolFinished():
+                self.on_tool_result(event)
+            case ApprovalDecided():
+                self.on_approval(event)
+            case UsageReported():
+                self.on_usage(event)
+            case TurnDone():
+                self.on_done(event)
+            case TurnError():
+                self.on_error(event)
+            case TurnCancelled():
+                self.on_cancelled(event)
+            case _:
+                assert_never(event)
 
-    # -- handlers, one per event type ---------------------------------------------------------
+    # -- handlers, one per event class --------------------------------------------------------
 
-    def on_injected(self, event: Any) -> None:
+    def on_injected(self, event: SkillsInjected) -> None:
         self.screen.query_one(ContextPanel).show(InjectionView.of(event))
 
-    def on_token(self, event: Any) -> None:
+    def on_token(self, event: TokenStreamed) -> None:
         if self.reply is None:
             self.reply = self.chat.start_reply()
         self.reply.append(event.text)
 
-    async def on_tool_call(self, event: Any) -> None:
+    def on_tool_call(self, event: ToolCallStarted) -> None:
         self.close_reply()
         self.chat.add_tool_call(event.id, event.name, dict(event.args))
 
-    def on_tool_result(self, event: Any) -> None:
+    def on_tool_result(self, event: ToolFinished) -> None:
         self.chat.finish_tool(event.id, event.content, event.error)
 
-    def on_approval(self, event: Any) -> None:
+    def on_approval(self, event: ApprovalDecided) -> None:
         for block in self.chat.query(ToolBlock):
             if block.call_id == event.id and event.decision in ("approved", "denied"):
                 block.hold(None if event.decision == "approved" else "not run (denied)")
         if event.decision != "approved":
             self.screen.notify(f"{event.name} was not run (denied).", severity="warning")
 
-    def on_usage(self, event: Any) -> None:
+    def on_usage(self, event: UsageReported) -> None:
         """A model call completed; the ledger's `totals` event that follows redraws figures."""
 
-    def on_done(self, event: Any) -> None:
+    def on_done(self, event: TurnDone) -> None:
         self.close_reply()
 
-    def on_error(self, event: Any) -> None:
+    def on_error(self, event: TurnError) -> None:
         self.close_reply(interrupted=True)
         self.chat.add_error(event.message)
 
-    def on_cancelled(self, event: Any) -> None:
+    def on_cancelled(self, event: TurnCancelled) -> None:
         self.chat.cancel_running_tools()
         if self.reply is not None:
             self.close_reply(interrupted=True)

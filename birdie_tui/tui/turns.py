@@ -15,7 +15,14 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.agent.events import TokenStreamed, TurnCancelled, TurnError
+from birdie_tui.events import (
+    ApprovalDecided,
+    TokenStreamed,
+    TurnCancelled,
+    TurnDone,
+    TurnError,
+    TurnEvent,
+)
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 from birdie_tui.text import one_line
 from birdie_tui.tui import notify
@@ -36,7 +43,7 @@ LEAVE_SECONDS = 10.0
 WAITING = "waiting for approval"
 NOT_RUN = "not run"
 
-Opener = Callable[[], Awaitable["AsyncIterator[Any] | None"]]
+Opener = Callable[[], Awaitable["AsyncIterator[TurnEvent] | None"]]
 
 
 class TurnRunner:
@@ -62,8 +69,9 @@ class TurnRunner:
                                    "you sent a new message instead).")
             self.waiting = []
 
-        async def opener() -> AsyncIterator[Any]:
-            return screen.birdie.send(text, approver=self.approve)
+        async def opener() -> AsyncIterator[TurnEvent] | None:
+            birdie = screen.birdie  # None only if Birdie stopped since the message was sent
+            return None if birdie is None else birdie.send(text, approver=self.approve)
 
         self._launch(opener)
 
@@ -77,24 +85,25 @@ class TurnRunner:
     async def _run(self, opener: Opener) -> None:
         screen = self.screen
         clean = False  # a finished turn's records all came live: no need to read them back
-        left: list[Any] = []  # approvals left pending
+        left: list[ApprovalDecided] = []  # approvals left pending
         try:
             stream = await opener()
             if stream is None:
                 return
             async for event in stream:
-                if event.type == "token":
+                if isinstance(event, TokenStreamed):
                     self._buffer(event.text)
                     continue
                 self._post_tokens()  # whatever came before this event, in order
-                if event.type == "approval" and event.decision == "pending":
+                if isinstance(event, ApprovalDecided) and event.decision == "pending":
                     left.append(event)  # said once, after the turn (see `_left_pending`)
                     continue
-                clean = clean or event.type == "done"
+                clean = clean or isinstance(event, TurnDone)
                 screen.post_message(EngineEvent(event))
-                if event.type in ("done", "error"):
+                if isinstance(event, (TurnDone, TurnError)):
                     notify.tell(screen.app, "Birdie: " + (
-                        "the turn finished" if event.type == "done" else "the turn failed"))
+                        "the turn finished" if isinstance(event, TurnDone)
+                        else "the turn failed"))
         except asyncio.CancelledError:
             self._post_tokens()
             if screen.app.is_running:  # not when the app is leaving: no chat to show it in
@@ -172,7 +181,7 @@ class TurnRunner:
         self._show_calls(pending)
         self.screen.chat.add_notice("This session stopped at an approval: asking again.")
 
-        async def opener() -> AsyncIterator[Any] | None:
+        async def opener() -> AsyncIterator[TurnEvent] | None:
             answers = await self._answer_pending(pending)
             if answers is None:  # said as for a live turn
                 self.screen.call_later(self._left_pending, pending)
@@ -184,21 +193,17 @@ class TurnRunner:
 
     async def _answer_pending(self, pending: list[ApprovalRequest]
                               ) -> dict[str, ApprovalAnswer] | None:
-        """An answer for each pending call, or None if one was left for later. The mode
-        applies as it would have when the step was first reached. (Asked here, before the
-        turn starts, so that "not now" leaves the chat as it was: no turn ran.)"""
+        """An answer for each pending call, or None if one was left for later. The mode and
+        rules apply as the engine decides them (`decided_answer`): only what they leave to
+        the user is asked. (Asked here, before the turn starts, so that "not now" leaves the
+        chat as it was: no turn ran.)"""
         birdie = self.screen.birdie
+        assert birdie is not None  # asked by `ask_pending`, which needs Birdie running
         answers: dict[str, ApprovalAnswer] = {}
         for request in pending:
-            mode = birdie.approval_mode()
-            if mode == "auto":
-                answers[request.id] = ApprovalAnswer("allow")
-                continue
-            if mode == "read-only":
-                answers[request.id] = ApprovalAnswer(
-                    "deny", reason="read-only mode: tools that need approval do not run")
-                continue
-            answer = await self.ask(request)
+            answer = birdie.decided_answer(request)  # the engine decides; the TUI asks
+            if answer is None:
+                answer = await self.ask(request)
             if answer is None:
                 return None
             answers[request.id] = answer

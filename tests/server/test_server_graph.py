@@ -10,7 +10,7 @@ import json
 import pytest
 
 from birdie_tui.agent.approvals import ApprovalAnswer
-from birdie_tui.agent.events import SkillsInjected
+from birdie_tui.events import SkillsInjected
 from birdie_tui.agent.history import INTERRUPTED_TOOL_TEXT
 from birdie_tui.agent.wire import injected_from_wire, injected_to_wire
 from birdie_tui.skills.bundled import bundled_skills_dir

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from birdie_tui.agent.events import InjectedSkill, SkillsInjected
+from birdie_tui.events import InjectedSkill, SkillsInjected
 from birdie_tui.agent.provenance import CallContext, Segment
 from birdie_tui.agent.wire import injected_from_wire, injected_to_wire
 

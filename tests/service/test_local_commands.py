@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from birdie_tui.agent.events import SkillsReloaded
+from birdie_tui.events import SkillsReloaded
 from birdie_tui.service import BirdieError
 from birdie_tui.skills.parser import parse_skill_file
 from birdie_tui.skills.scaffold import skill_template

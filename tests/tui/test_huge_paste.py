@@ -38,10 +38,12 @@ def make_app(skills_dir):
 
 def wire_app(skills_dir, server: LoopbackServer):
     """The real app on OpenAI's wire format against a loopback server (the offline model
-    would quote the whole message back)."""
+    would quote the whole message back). The model is one whose context window the app does
+    not know (a local OpenAI-compatible server's), so a 5 MB message is sent, not refused as
+    too big for the window."""
     environ = dict(os.environ)
     environ["LLM_PROVIDER_CONFIG"] = json.dumps({
-        "vendor": "openai", "model": "gpt-4o", "api_key": SECRET,
+        "vendor": "openai", "model": "local-long-context", "api_key": SECRET,
         "base_url": server.url + "/v1"})
     return create_app(["--skills-dir", str(skills_dir)], environ=environ, cursor_blink=False)
 

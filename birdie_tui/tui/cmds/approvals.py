@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 
+from birdie_tui.service.rows import APPROVAL_MODES, ApprovalMode
 from birdie_tui.text import counted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 
-MODES = ("ask", "auto", "read-only")
+MODES = APPROVAL_MODES
 USAGE = "usage: /approvals [mode ask|auto|read-only | forget | ask]"
-MODE_WORDS = {
+MODE_WORDS: dict[ApprovalMode, str] = {
     "ask": "tools that need approval ask first",
     "auto": "tools that need approval run without asking (deny rules still apply)",
     "read-only": "tools that need approval do not run",

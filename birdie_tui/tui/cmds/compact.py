@@ -4,6 +4,7 @@ before a turn."""
 
 from __future__ import annotations
 
+from birdie_tui.events import Compacted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 from birdie_tui.tui.widgets.format import fmt_tokens
@@ -28,17 +29,15 @@ def compaction_sentence(messages: int, tokens_before: int, tokens_after: int) ->
             "the model now sees the summary.")
 
 
-def auto_compaction_notice(event: object, percent: int) -> tuple[str, bool]:
+def auto_compaction_notice(event: Compacted, percent: int) -> tuple[str, bool]:
     """(text, is_error) for a `compacted` event of an automatic compaction."""
-    error = str(getattr(event, "error", "") or "")
+    error = event.error
     if error:
         return (f"Automatic compaction failed: {error}. The turn went on without it "
                 "(`/compact` tries again).", True)
     reached = (f"Context reached {percent} % of the window: " if percent
                else "The context outgrew its budget: ")
-    sentence = compaction_sentence(int(getattr(event, "messages", 0)),
-                                   int(getattr(event, "tokens_before", 0)),
-                                   int(getattr(event, "tokens_after", 0)))
+    sentence = compaction_sentence(event.messages, event.tokens_before, event.tokens_after)
     return reached + sentence[0].lower() + sentence[1:], False
 
 

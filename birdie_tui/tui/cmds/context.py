@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from birdie_tui.service import Birdie
 
 
@@ -13,11 +15,12 @@ class CommandUI(Protocol):
     """The screen's side of a command."""
 
     birdie: Birdie | None  # None until Birdie has started
-    turn_running: bool
+    @property
+    def turn_running(self) -> bool: ...
 
     def say(self, text: str, *, markdown: bool = True) -> None: ...  # a notice in the chat
     def error(self, text: str) -> None: ...  # an error block in the chat
-    def toast(self, text: str, *, severity: str = "information",
+    def toast(self, text: str, *, severity: SeverityLevel = "information",
               timeout: float | None = None) -> None: ...
     async def confirm(self, question: str) -> bool: ...  # keep-by-default dialog
     async def clear_chat(self) -> None: ...
@@ -50,6 +53,6 @@ class CommandContext:
     def say(self, text: str, *, markdown: bool = True) -> None:
         self.ui.say(text, markdown=markdown)
 
-    def toast(self, text: str, *, severity: str = "information",
+    def toast(self, text: str, *, severity: SeverityLevel = "information",
               timeout: float | None = None) -> None:
         self.ui.toast(text, severity=severity, timeout=timeout)

@@ -8,6 +8,7 @@ overwritten only once you confirm it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from birdie_tui.service import BirdieError
@@ -77,7 +78,7 @@ async def write_export(ctx: CommandContext, target: Path, text: str, *,
     raise OSError(f"no free file name next to {target}")
 
 
-def free_names(target: Path, tries: int = 1000):
+def free_names(target: Path, tries: int = 1000) -> Iterator[Path]:
     """`target`, then `name-1.ext`, `name-2.ext`…"""
     yield target
     for n in range(1, tries):

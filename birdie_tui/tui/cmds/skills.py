@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from birdie_tui.service.rows import LoadingMode
 from birdie_tui.text import counted
 from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
@@ -31,7 +32,7 @@ async def cmd_skill(ctx: CommandContext, args: list[str], rest: str) -> None:
                          "new <name> | loading [triggers|model|both|default]")
 
 
-LOADING_WORDS = {
+LOADING_WORDS: dict[LoadingMode, str] = {
     "triggers": "bodies come only from trigger phrases (Birdie 0.1.5)",
     "model": "the model loads bodies with get_skill (Birdie 0.15.1)",
     "both": "trigger phrases inject bodies and the model may load others with get_skill",

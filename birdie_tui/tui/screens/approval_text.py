@@ -14,6 +14,7 @@ from typing import Any
 from textual.content import Content
 
 from birdie_tui.screen_text import literal
+from birdie_tui.service.rows import ApprovalRequest
 from birdie_tui.tui.widgets.safe_content import exact
 
 # (choice, default key, label); `{tool}` and `{skill}` are filled from the request.
@@ -131,7 +132,7 @@ def diff_content(diff: str) -> Content:
     return Content("\n").join(lines)
 
 
-def saved_item(request: Any, choice: str) -> str:
+def saved_item(request: ApprovalRequest, choice: str) -> str:
     """What an "always" choice saves in the session: a rule, or the skill's name."""
     if choice == "skill":
         return request.skill

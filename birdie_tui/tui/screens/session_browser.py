@@ -285,7 +285,7 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             "page_up": self.session_list.action_page_up,
             "page_down": self.session_list.action_page_down,
         }
-        moves[direction]()
+        moves[direction]()  # type: ignore[no-untyped-call]  # Textual's actions are untyped
 
     # -- actions ----------------------------------------------------------------------------
 

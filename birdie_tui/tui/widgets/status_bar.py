@@ -8,6 +8,8 @@ terminal has. No timers: the busy mark is static text, which keeps snapshots det
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.content import Content
 from textual.widget import Widget
 
@@ -35,7 +37,7 @@ class StatusBar(Widget):
     }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model = ""
         self.session_id = ""

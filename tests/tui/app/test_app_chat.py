@@ -33,7 +33,7 @@ async def test_send_message_streams_reply(make_app, monkeypatch):
         assert len(replies) == 1 and "hello there" in replies[0].text
         kinds = [x.type for x in seen if isinstance(x, EngineEvent)]
         assert kinds.count("token") > 5  # streamed as it comes, not at the end
-        turn_kinds = [k for k in kinds if k in TurnView.HANDLERS]
+        turn_kinds = [k for k in kinds if k in {cls.type for cls in TurnView.EVENTS}]
         assert turn_kinds[0] == "injected" and turn_kinds[-1] == "done"
         assert app.birdie.engine.session.turns == 1
         assert "offline model" in str(app.query_one("#status").render())

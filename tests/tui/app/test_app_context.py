@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from birdie_tui.agent.events import Compacted
+from birdie_tui.events import Compacted
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel

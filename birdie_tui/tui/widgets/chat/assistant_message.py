@@ -18,6 +18,8 @@ parts before it are mounted above it as lite Statics, one per tick (never one lo
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 import re
 import time
@@ -183,7 +185,7 @@ class AssistantMessage(Widget):
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
 
     @classmethod
-    def static(cls, text: str, *, lite: bool = False, **kwargs) -> AssistantMessage:
+    def static(cls, text: str, *, lite: bool = False, **kwargs: Any) -> AssistantMessage:
         """A finished message rendered at once (replaying history); `lite`: one cheap widget."""
         return cls(text, streaming=False, lite=lite, **kwargs)
 
@@ -370,6 +372,6 @@ class AssistantMessage(Widget):
         self._finished = True
         stream, self._stream = self._stream, None
         task = getattr(stream, "_task", None)
-        if task is not None:
+        if stream is not None and task is not None:
             stream._pending.clear()
             task.cancel()

@@ -7,7 +7,7 @@ the reply streams unless the user has scrolled up.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, TypeVar
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -18,6 +18,8 @@ from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
+
+W = TypeVar("W", bound=Widget)
 
 MAX_WIDGETS = 300
 # Replayed replies older than this many from the end use the cheap renderer (see AssistantMessage).
@@ -83,7 +85,7 @@ class ChatLog(VerticalScroll):
         """Command output. `markdown=True` renders tables and lists (e.g. /help)."""
         return self._add(Markdown(text, classes="notice") if markdown else Notice(text))
 
-    def _add(self, widget: Any) -> Any:
+    def _add(self, widget: W) -> W:
         self.mount(widget)
         self._prune()
         return widget
@@ -139,11 +141,11 @@ class ChatLog(VerticalScroll):
                     pending[call.id] = block
                     widgets.append(block)
             elif item.role == "tool":
-                block = pending.pop(item.tool_call_id, None)
-                if block is None:
-                    block = ToolBlock(item.tool_call_id, item.name or "tool", {}, mode=mode)
-                    widgets.append(block)
-                block.finish(item.content, item.error)
+                called = pending.pop(item.tool_call_id, None)
+                if called is None:
+                    called = ToolBlock(item.tool_call_id, item.name or "tool", {}, mode=mode)
+                    widgets.append(called)
+                called.finish(item.content, item.error)
         for block in pending.values():  # calls whose results never came back
             block.cancel()
         if not widgets:

@@ -122,7 +122,7 @@ class ToolBlock(Static, can_focus=True):
         return self._call_id
 
     @property
-    def name(self) -> str:  # type: ignore[override]  # the tool's name, not a DOM name
+    def name(self) -> str:  # the tool's name, not a DOM name
         return self._tool_name
 
     @property
@@ -133,8 +133,9 @@ class ToolBlock(Static, can_focus=True):
     def error(self) -> bool:
         return self._error
 
-    @property
-    def content(self) -> str | None:  # type: ignore[override]  # the result, not Static.content
+    # The result, not Static.content (a read-write property there): read-only here.
+    @property  # type: ignore[misc]
+    def content(self) -> str | None:  # type: ignore[override]
         """The full result text, or None while the tool runs."""
         return self._content
 
@@ -228,7 +229,8 @@ class ToolBlock(Static, can_focus=True):
     def toggle(self) -> None:
         self.collapsed = not self.collapsed
 
-    def action_toggle(self) -> None:
+    # The block's own toggle (its key), not DOMNode's `toggle(attribute_name)` of a class.
+    def action_toggle(self) -> None:  # type: ignore[override]
         self.toggle()
 
     def on_click(self, event: events.Click) -> None:
@@ -255,9 +257,9 @@ class ToolBlock(Static, can_focus=True):
             elapsed = int(time.monotonic() - self._started)
             parts.append((f"  …running {elapsed}s" if elapsed >= 1 else "  …running", "italic"))
         else:
-            mark = ("  ✗", "bold $error") if self._error else ("  ✓", "bold $success")
+            done = ("  ✗", "bold $error") if self._error else ("  ✓", "bold $success")
             lines = count_lines(self._content)
-            parts += [mark, f"  {lines} line{'s' if lines != 1 else ''}"]
+            parts += [done, f"  {lines} line{'s' if lines != 1 else ''}"]
         return Content.assemble(*parts)
 
     def _body(self) -> list[str | Content]:

@@ -10,6 +10,8 @@ skill bodies of its last turn, from `injection()`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -108,7 +110,7 @@ class ContextPanel(Vertical):
     }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._view = InjectionView()
         self.calls = CallBrowser()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import PurePath
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -40,13 +43,13 @@ class BrokenFiles(VerticalScroll):
     }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._title = Static(classes="broken-files--title")
         self._items = Static(classes="broken-files--items")
         self.count = 0
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._title
         yield self._items
 

@@ -7,6 +7,8 @@ instant) and posts `SkillSidebar.Toggled`; the app applies it to the engine and 
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import replace
 
 from textual import on
@@ -79,7 +81,7 @@ class SkillSidebar(Vertical):
         def __repr__(self) -> str:
             return f"SkillSidebar.Toggled(name={self.name!r}, enabled={self.enabled!r})"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._rows: list[SkillRow] = []
         self._broken: list[BrokenSkillFile] = []

@@ -1,0 +1,145 @@
+"""The one place an agent is put together and taken apart.
+
+`AgentParts` assembles, from one `EngineOptions`, what every front end of the agent needs: the
+provider and its chat model, settings.json, the skill registry, the MCP manager, toolboxes over
+that registry, and the graph (`agent.graph.build_graph`). `aclose()` stops what it started.
+The local engine (`agent.engine`) and the LangGraph server (`server.runtime`) both build on it;
+an editor-protocol agent, a sub-agent or a scheduled run would too. `agent_context` is the one
+function that turns the parts plus a session's choices into the `AgentContext` a run's nodes get.
+
+What is not here belongs to a front end: where sessions and checkpoints live (the engine opens
+its stores; a server brings its own checkpointer), and per-session state (grants, approvals).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from birdie_tui.agent.approvals import ApprovalPolicy
+from birdie_tui.agent.graph import AgentContext, build_graph
+from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_start_timeout
+from birdie_tui.agent.sources import custom_system_prompt
+from birdie_tui.agent.toolbox import Toolbox
+from birdie_tui.mcp.manager import MCPManager
+from birdie_tui.modes import LoadingMode
+from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
+from birdie_tui.providers.facts import ProviderFacts
+from birdie_tui.providers.factory import create_chat_model, load_adapter
+from birdie_tui.secrets import collect_secrets, remember_config
+from birdie_tui.skills.loader import load_skills
+from birdie_tui.skills.models import LoadResult
+from birdie_tui.skills.policy import SkillPolicy
+from birdie_tui.skills.registry import SkillRegistry
+from birdie_tui.store import BirdiePaths
+from birdie_tui.store.paths import default_user, validate_user
+from birdie_tui.store.settings import Settings, load_settings
+
+# What a served graph's nodes call to get their run's context (from the run's config).
+ContextFor = Callable[[Any], Awaitable[AgentContext]]
+
+
+class AgentParts(ProviderFacts):
+    """Provider, model, settings, skills, MCP servers and toolboxes of one agent.
+
+    The registry starts empty unless `load_skills_now` (the engine loads it in `start`, a
+    server at once); the chat model is made by `load_model` (its vendor SDK imported off the
+    event loop)."""
+
+    def __init__(self, options: EngineOptions, *, load_skills_now: bool = False):
+        env = options.environ
+        self.options = options
+        self.paths: BirdiePaths = options.paths or BirdiePaths.from_env(env)
+        self.user: str = validate_user(options.user or default_user(env))
+        self.skill_dirs: list[Path] = options.skills_dirs or default_skill_dirs(self.paths, env)
+        self.provider: ProviderConfig = options.provider or resolve_provider_config(
+            env, options.config_file)
+        # Every key and base_url password this app can know of, masked wherever text leaves it.
+        collect_secrets(env, options.config_file)
+        remember_config(self.provider)
+        settings, self.warnings = load_settings(self.paths)  # the front end reports warnings
+        self.settings: Settings = settings
+        self.registry = SkillRegistry(load_skills(self.skill_dirs) if load_skills_now
+                                      else LoadResult())
+        # MCP servers start lazily, on the first model call that needs their tools.
+        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(options),
+                              call_timeout=options.tool_timeout, environ=env)
+        self.model: Any = None
+
+    # ----------------------------------------------------------------- the model
+    async def load_model(self) -> Any:
+        """The chat model, made on first call (later calls return it)."""
+        if self.model is None:
+            await asyncio.to_thread(load_adapter, self.provider.vendor)
+            if self.model is None:  # another caller may have made it meanwhile
+                self.model = create_chat_model(self.provider)
+        return self.model
+
+    async def switch_model(self, config: ProviderConfig) -> None:
+        """Use `config`'s vendor and model from now on (the SDK import off the event loop)."""
+        await asyncio.to_thread(load_adapter, config.vendor)
+        self.model, self.provider = create_chat_model(config), config
+
+    # ----------------------------------------------------------------- tools and graph
+    def toolbox(self, policy: Callable[[], SkillPolicy]) -> Toolbox:
+        """A toolbox over this agent's registry and MCP servers, offering what `policy()`
+        (read on every call) enables."""
+        return Toolbox(self.registry, policy, tool_timeout=self.options.tool_timeout,
+                       max_call_timeout=self.settings.tool_max_timeout,
+                       mcp_tools=self.mcp.tools_for)
+
+    @staticmethod
+    def graph(checkpointer: Any = None, *, context_for: ContextFor | None = None,
+              name: str | None = None) -> Any:
+        """The agent graph (one topology: `agent.graph.build_graph`)."""
+        return build_graph(checkpointer, context_for=context_for, name=name)
+
+    # ----------------------------------------------------------------- teardown
+    async def aclose(self) -> None:
+        """Close the model's client (vendor SDKs) and stop the MCP servers."""
+        close_model = getattr(self.model, "aclose", None)
+        try:
+            if close_model is not None:
+                await close_model()
+        except Exception:  # noqa: BLE001 - closing must go on to the MCP servers
+            pass
+        await self.mcp.aclose()
+
+
+class ModelFacts(Protocol):
+    """What `agent_context` reads of an agent: `AgentParts`, or a front end that shows its
+    parts through its own attributes (the engine)."""
+
+    @property
+    def model(self) -> Any: ...
+    @property
+    def paths(self) -> BirdiePaths: ...
+    @property
+    def context_window(self) -> int | None: ...
+
+
+def agent_context(parts: ModelFacts, *, toolbox: Toolbox, approvals: ApprovalPolicy,
+                  memory: list[str], max_tool_calls: int, loading: LoadingMode,
+                  decay_turns: int, max_loaded: int, wire_events: bool = False,
+                  workdir: Path | None = None) -> AgentContext:
+    """What the graph's nodes get for one run (runtime context, never checkpointed): the
+    parts' model, window and prompt file, with the session's tools, rules and settings."""
+    return AgentContext(
+        model=parts.model,
+        toolbox=toolbox,
+        memory=memory,
+        approvals=approvals,
+        max_tool_calls=max_tool_calls,
+        loading=loading,
+        decay_turns=decay_turns,
+        max_loaded=max_loaded,
+        context_window=parts.context_window,
+        custom_prompt=custom_system_prompt(parts.paths.home),
+        wire_events=wire_events,
+        workdir=str(workdir) if workdir is not None else None,
+    )
+
+
+__all__ = ["AgentParts", "ContextFor", "ModelFacts", "agent_context"]
