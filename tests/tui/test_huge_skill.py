@@ -12,12 +12,11 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.skills.test_skills_huge import LAST, LINES, atlas
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 
-pytestmark = pytest.mark.app
-
 WIDE = (150, 40)  # the context panel is shown without forcing it
 BODY_LIMIT = 35_000  # characters the panel may hold for one body
 
 
+@pytest.mark.app
 @pytest.mark.slow
 async def test_a_10000_line_skill_in_the_sidebar_a_turn_and_a_bounded_context_panel(tmp_path):
     """The sidebar has a row for the 10,000-line skill; 'zebra' injects it; the #context
