@@ -25,7 +25,7 @@ not, so it is the steadier figure on a busy disk).
 when pyinstrument is missing) and prints where the time goes; the late engine figures of that
 run include the profiler's own cost.
 
-`--lease`: what the model sees with a full lease (issue 13). Birdie's format gives a skill with
+`--lease`: what the model sees with a full lease. Birdie's format gives a skill with
 `## Tools` no body, so each of the N items is a *pair*: the tool skill above (tag `item<i>`)
 and a knowledge skill `bench_know_<i>` (a ~300-word body, a trigger, `tool_tags: [item<i>]`):
 2N skills in the catalog, N tools plus `get_skill` bound. Every 4th turn (turns 1, 5, 9 ...)
@@ -454,7 +454,7 @@ def resume_profiler(prof: Any) -> None:
 
 
 def show_profile(prof: Any, lease: bool = False) -> None:
-    """Print the (paused) profile; in --lease mode, the shares of the issue-13 parts."""
+    """Print the (paused) profile; in --lease mode, the shares of the lease, window and provenance parts."""
     if hasattr(prof, "print_stats"):
         import pstats
 

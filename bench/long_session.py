@@ -1,4 +1,4 @@
-"""Opening a long session: time to interactive with 2,500 user/assistant pairs (issue 13).
+"""Opening a long session: time to interactive with 2,500 user/assistant pairs.
 
 The session is built once, in-process, with the real engine API and the offline model, in a
 temporary BIRDIE_HOME (user ``bench``): one real turn (so the engine gives a real provenance

@@ -1,4 +1,4 @@
-"""Memory, and start -> first answer, of birdie-tui with the offline model, in tmux (issue 12).
+"""Memory, and start -> first answer, of birdie-tui with the offline model, in tmux.
 
 Each tmux run starts the app in a fresh detached tmux session (120x40, private socket, see
 ``terminal.py``) with ``env -i``, fresh temporary HOME and BIRDIE_HOME, ``BIRDIE_WATCH=0``, no

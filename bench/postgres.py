@@ -1,4 +1,4 @@
-"""Sessions in PostgreSQL (issue 15): a turn's cost with the Postgres store vs the embedded one,
+"""Sessions in PostgreSQL: a turn's cost with the Postgres store vs the embedded one,
 and listing 10,000 sessions from Postgres.
 
   turns   two Engines in one process, same skills (the bundled ones), the offline model at full

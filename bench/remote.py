@@ -1,4 +1,4 @@
-"""A turn through LangGraph server (`--server`) vs the same turn in this process (issue 15).
+"""A turn through LangGraph server (`--server`) vs the same turn in this process.
 
 The same skills (the bundled ones) and the offline model at full speed on both sides, so a
 turn is almost all machinery: `LocalBirdie` (engine, sqlite, this process) against

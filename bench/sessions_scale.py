@@ -1,4 +1,4 @@
-"""Sessions at scale (issue 12): listing and browsing 10,000 sessions.
+"""Sessions at scale: listing and browsing 10,000 sessions.
 
 Creates N realistic sessions in a temporary BIRDIE_HOME — Birdie 0.1.5-shaped `<id>.json` files
 (ids `YYYY-MM-DD_N` over ~400 days, titles, token totals, a token log of one entry per turn,

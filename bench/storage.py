@@ -1,4 +1,4 @@
-"""How `checkpoints.db` grows with a session (issue 14: "storage grows linearly").
+"""How `checkpoints.db` grows with a session (the claim to check: "storage grows linearly").
 
 A 40-turn session, in this process, with the real engine and the offline model, in a temporary
 BIRDIE_HOME: every turn is ``call big``, a ``bash:`` tool that prints 32 KB (base64 of random

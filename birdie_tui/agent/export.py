@@ -1,4 +1,4 @@
-"""A session written out (issue 13): `birdie-tui sessions export` and `/export`.
+"""A session written out: `birdie-tui sessions export` and `/export`.
 
 JSON keeps the public shape of `sessions export` (`session`, `messages`) and adds, per user
 turn, the tool calls with their results and the provenance record of every model call

@@ -1,4 +1,4 @@
-"""The door's side of approvals (issue 14): the mode, answering a session's pending step, and
+"""The door's side of approvals: the mode, answering a session's pending step, and
 the approvals saved in a session.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract). Cheap to import: the engine's

@@ -1,4 +1,4 @@
-"""The door's side of the commands Birdie users know (issue 13): `/cost`, `/history`,
+"""The door's side of the commands Birdie users know: `/cost`, `/history`,
 `/skill new`, `/tool cap` and `/cd`.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine, `_emit`,
@@ -19,7 +19,7 @@ from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
 
 
 class LocalCommands:
-    """Issue 13's door methods over the local engine."""
+    """`/cost`, `/history`, `/skill new`, `/tool cap` and `/cd` over the local engine."""
 
     engine: Any
     _emit: Callable[[ChangeEvent], None]

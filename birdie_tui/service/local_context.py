@@ -1,4 +1,4 @@
-"""The door's side of what the model sees (issue 13): the provenance of every model call,
+"""The door's side of what the model sees: the provenance of every model call,
 compaction (manual and automatic) and the session export.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine and `_emit`

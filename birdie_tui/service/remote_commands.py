@@ -199,7 +199,7 @@ class RemoteCommands:
     async def switch_model(self, spec: str) -> str:
         raise local_only("/model", "the server's provider configuration chooses the model")
 
-    # ------------------------------------------------------------------ issue 13 commands
+    # ------------------------------------------- /cost, /history, /skill new, /tool cap, /cd
     def cost(self) -> CostReport:
         from birdie_tui.service.remote_sessions import cost_report
 

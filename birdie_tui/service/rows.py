@@ -204,7 +204,7 @@ class CompactionRow:
     summary: str
 
 
-# -- issue 13 commands --
+# -- /cost, /history, /skill new --
 @dataclass(frozen=True)
 class TurnCost:
     """One row of `/cost`: what a turn's model calls used and cost."""

@@ -1,4 +1,4 @@
-"""Approvals (issue 14): which calls are gated, the rules and modes that decide them, and a
+"""Approvals: which calls are gated, the rules and modes that decide them, and a
 pending step that lives in the checkpoint — asked again after a restart, answered once."""
 
 from __future__ import annotations

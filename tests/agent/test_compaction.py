@@ -48,6 +48,7 @@ def history_and_start(draw: st.DrawFn) -> tuple[list[BaseMessage], int]:
     return history, draw(st.sampled_from([0, *humans(history)]))
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(history_and_start(), st.integers(1, 4))
 def test_split_keeps_exactly_the_last_turns_verbatim(case, keep):
@@ -65,6 +66,7 @@ def test_split_keeps_exactly_the_last_turns_verbatim(case, keep):
     assert [i for i in humans(history) if i >= end] == humans(history)[-keep:]
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(history_and_start(), st.integers(1, 4))
 def test_split_cuts_at_turn_boundaries_and_both_parts_stay_valid(case, keep):
@@ -82,6 +84,7 @@ def test_split_cuts_at_turn_boundaries_and_both_parts_stay_valid(case, keep):
     assert history_problems(history[end:]) == []
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(shared.histories(max_turns=8), st.data())
 def test_split_start_inside_a_turn_moves_back_to_its_user_message(history, data):
@@ -96,6 +99,7 @@ def test_split_start_inside_a_turn_moves_back_to_its_user_message(history, data)
     assert not any(isinstance(m, HumanMessage) for m in history[begin + 1:start + 1])
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(shared.histories(max_turns=40), st.text(max_size=9_000), st.text(max_size=400))
 def test_extractive_summary_is_deterministic_and_bounded(history, prior, instructions):
@@ -106,6 +110,7 @@ def test_extractive_summary_is_deterministic_and_bounded(history, prior, instruc
     assert len(summary) <= SUMMARY_CHARS
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(shared.histories(max_turns=40), st.sampled_from(["", "alpha", "keep the zeta bits"]))
 def test_extractive_summary_mentions_every_user_turn_while_under_the_cap(history, focus):

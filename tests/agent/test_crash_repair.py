@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from birdie_tui.agent.engine import Engine, EngineOptions
@@ -19,6 +20,8 @@ from birdie_tui.providers.config import ProviderConfig
 
 from ..conftest import clean_env
 from .conftest import collect
+
+pytestmark = pytest.mark.integration
 
 
 async def test_sigkill_during_tool_then_resume(skills_dir, isolated_home):

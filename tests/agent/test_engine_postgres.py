@@ -1,4 +1,4 @@
-"""The engine on a shared PostgreSQL database (issue 15): sessions, history and approvals live
+"""The engine on a shared PostgreSQL database: sessions, history and approvals live
 there, so an engine on another machine (another BIRDIE_HOME, another user) sees, continues and
 answers them; the turn lock names who holds it; a bad or unreachable URL is one line. Every
 test runs against a real server (tests/pg_server.py)."""
@@ -16,6 +16,8 @@ from birdie_tui.agent.engine import Engine, EngineError, EngineOptions
 from birdie_tui.agent.history import history_problems
 from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.store import BirdiePaths
+
+pytestmark = pytest.mark.integration
 
 
 def engine_on(url: str, home: Path, user: str, **environ: str) -> Engine:

@@ -1,5 +1,5 @@
 """`agent.export.export_session` on its own: long tool results, retried turns, partial
-records (issue 13)."""
+records."""
 
 from __future__ import annotations
 

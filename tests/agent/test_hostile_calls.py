@@ -1,4 +1,4 @@
-"""Hostile arguments from a model (issue 14): an integer beyond 64 bits, a lone surrogate, a
+"""Hostile arguments from a model: an integer beyond 64 bits, a lone surrogate, a
 call without an id, a 10 MB string, a name that is not a string. Each becomes a clean error
 result or a repaired call, through the real graph and the real sqlite checkpointer; the history
 stays valid, and the next request to an OpenAI-compatible server still encodes."""

@@ -1,4 +1,4 @@
-"""The session JSON's counts follow the checkpointed history step by step (issue 14), so a
+"""The session JSON's counts follow the checkpointed history step by step, so a
 kill at any moment leaves `turns` and the token totals agreeing with the history; what a kill
 in the millisecond between a checkpoint and its JSON write leaves behind is counted on the
 next open; a turn another process ran is seen when this one takes the session's lock."""

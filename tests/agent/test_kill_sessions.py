@@ -1,4 +1,4 @@
-"""Sessions survive a kill (issue 14): a real `birdie-tui --print` is SIGKILLed at many points
+"""Sessions survive a kill: a real `birdie-tui --print` is SIGKILLed at many points
 of a tool-heavy turn — at startup, with the session open, mid-stream, during a tool, mid-stream
 after a tool, after `done`, and at spread-out moments of a paced turn — all on one session.
 
@@ -28,6 +28,8 @@ from birdie_tui.agent.history import history_problems
 from ..cli.helpers import raw_history
 from ..cli.helpers import session_json as session_file
 from ..conftest import clean_env
+
+pytestmark = pytest.mark.integration
 
 SKILL = """\
 ---
@@ -133,7 +135,8 @@ async def check_on_disk(home: Path, session_id: str, kept: list[str], *,
 
 
 def cleanup_tool(home: Path) -> None:
-    """The slow tool's `sleep`, if a kill left it behind (another part of issue 14 reaps it)."""
+    """The slow tool's `sleep`, if a kill left it behind (reaping it is
+    tests/skills/test_proc_reaper.py's subject)."""
     pid_file = home / "slow.pid"
     if pid_file.exists():
         try:

@@ -104,6 +104,7 @@ def histories(draw):
 SETTINGS = dict(decay_turns=st.integers(0, 6), max_loaded=st.integers(0, 4))
 
 
+@pytest.mark.fuzz
 @settings(max_examples=300, deadline=None)
 @given(messages=histories(), **SETTINGS)
 def test_matches_the_reference_and_keeps_its_bounds(messages, decay_turns, max_loaded):
@@ -118,6 +119,7 @@ def test_matches_the_reference_and_keeps_its_bounds(messages, decay_turns, max_l
         assert 0 <= lease.loaded_turn <= turn
 
 
+@pytest.mark.fuzz
 @settings(max_examples=300, deadline=None)
 @given(messages=histories(), **SETTINGS)
 def test_evicted_is_what_left_since_the_previous_turn_began(messages, decay_turns, max_loaded):
@@ -136,6 +138,7 @@ def test_evicted_is_what_left_since_the_previous_turn_began(messages, decay_turn
         assert reason == (LRU if name in unbounded else EXPIRED)
 
 
+@pytest.mark.fuzz
 @settings(max_examples=200, deadline=None)
 @given(messages=histories(), more=histories(), **SETTINGS)
 def test_a_past_turn_is_exact_and_never_changes(messages, more, decay_turns, max_loaded):

@@ -48,6 +48,7 @@ async def test_a_compaction_that_frees_nothing_changes_nothing(engine):
     assert done.tokens_after < done.tokens_before and await engine.rolling_summary()
 
 
+@pytest.mark.integration
 def test_print_refuses_it_with_one_line_and_exit_1(isolated_home):
     """`birdie-tui -p -` with ≈75k tokens for a 32k window: one line on stderr, exit 1,
     no reply and no session with messages."""

@@ -1,4 +1,4 @@
-"""settings.json's `tool_max_timeout` is the ceiling of a model's `timeout_s` (issue 14)."""
+"""settings.json's `tool_max_timeout` is the ceiling of a model's `timeout_s`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a turn does not redo (issue 12): tools are bound once per model and tool set, a clean
+"""What a turn does not redo: tools are bound once per model and tool set, a clean
 turn reads no history back, the catalog and tool indexes are kept while the skills are the
 same. Counted calls only: no wall-clock assertion."""
 

@@ -1,6 +1,6 @@
 """What the model sees, through the real graph, the offline model and a real sqlite checkpointer:
 get_skill leases, project instructions, system_prompt.md, the token budget, compaction and the
-provenance record of every call (issue 13)."""
+provenance record of every call."""
 
 from __future__ import annotations
 

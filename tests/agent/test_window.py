@@ -72,6 +72,7 @@ def tokens(messages: list[BaseMessage]) -> int:
 PROPS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(histories(), st.integers(-10, 6000))
 def test_window_is_a_valid_suffix_starting_at_a_user_message(history, budget):
@@ -86,6 +87,7 @@ def test_window_is_a_valid_suffix_starting_at_a_user_message(history, budget):
     assert window.dropped == window.start
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(histories(), st.integers(-10, 6000))
 def test_window_holds_the_current_turn_and_respects_the_budget(history, budget):
@@ -101,6 +103,7 @@ def test_window_holds_the_current_turn_and_respects_the_budget(history, budget):
         assert window.start == starts[-1]
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(histories(), st.integers(0, 6000))
 def test_window_is_maximal(history, budget):
@@ -114,6 +117,7 @@ def test_window_is_maximal(history, budget):
     assert tokens(history[previous:]) > budget
 
 
+@pytest.mark.fuzz
 @PROPS
 @given(histories(), st.integers(0, 6000))
 def test_a_custom_counter_is_used(history, budget):

@@ -1,4 +1,4 @@
-"""Headless approvals and messages on standard input (issue 14): `--approve`/`--deny` answer a
+"""Headless approvals and messages on standard input: `--approve`/`--deny` answer a
 step pending in a session's checkpoint, even one left by a process killed while it asked."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from birdie_tui.service.rows import ApprovalRequest
 from ..agent.conftest import SKILLS
 from ..conftest import clean_env
 from .helpers import events_of, run_cli
+
+pytestmark = pytest.mark.integration
 
 # The agent tests' guarded skill, gated by a declared capability (upstream Birdie's rule)
 # instead of `require_approval`.

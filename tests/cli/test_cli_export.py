@@ -1,4 +1,4 @@
-"""`birdie-tui sessions export ID` with the provenance of each model call (issue 13): real
+"""`birdie-tui sessions export ID` with the provenance of each model call: real
 `--print` turns with the offline model, then the real export command, as subprocesses."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from birdie_tui.agent.engine import Engine, EngineOptions
@@ -13,6 +14,8 @@ from birdie_tui.providers.config import ProviderConfig
 
 from ..agent.conftest import write_skills
 from .helpers import run_cli
+
+pytestmark = pytest.mark.integration
 
 ROW_KEYS = ["id", "title", "created_at", "updated_at", "turns", "input_tokens", "output_tokens"]
 TURN_KEYS = ["turn", "user", "reply", "tool_calls", "calls"]

@@ -1,5 +1,5 @@
 """`--print --output-format stream-json` stays valid JSON in UTF-8 whatever a model or the
-command line hands it: a lone surrogate, an integer beyond 64 bits (issue 14)."""
+command line hands it: a lone surrogate, an integer beyond 64 bits."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 
 from ..agent.conftest import write_skills
 from ..conftest import clean_env
+
+pytestmark = pytest.mark.integration
 
 
 @pytest.fixture

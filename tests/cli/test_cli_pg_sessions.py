@@ -7,11 +7,15 @@ import json
 import socket
 from datetime import date
 
+import pytest
+
 from birdie_tui.store import BirdiePaths, SessionStore
 from birdie_tui.store.pg.sessions import PgSessionStore
 
 from ..pg_server import free_port
 from .helpers import assert_one_line_error, run_cli
+
+pytestmark = pytest.mark.integration
 
 
 def test_list_shows_the_team_with_who_wrote_last(isolated_home, pg_url):

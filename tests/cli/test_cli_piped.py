@@ -7,8 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ..conftest import clean_env
 from .helpers import events_of
+
+pytestmark = pytest.mark.integration
 
 
 def run_print(home, *args: str, stdin, env: dict[str, str] | None = None,

@@ -1,4 +1,4 @@
-"""`--print` on a shared PostgreSQL database (issue 15), as real processes: the URL from the flag,
+"""`--print` on a shared PostgreSQL database, as real processes: the URL from the flag,
 the environment or settings.json; two processes on one session lose no turn; an unreachable
 database is one line and exit 2, with nothing written under BIRDIE_HOME."""
 
@@ -14,6 +14,8 @@ from birdie_tui.store.pg.sessions import PgSessionStore
 
 from ..conftest import clean_env
 from .helpers import assert_one_line_error, events_of, run_cli
+
+pytestmark = pytest.mark.integration
 
 
 def session_id_of(proc: subprocess.CompletedProcess[str]) -> str:

@@ -17,6 +17,8 @@ from ..agent.conftest import write_skills
 from ..conftest import clean_env
 from .helpers import USER, assert_one_line_error, events_of, run_cli, session_json
 
+pytestmark = pytest.mark.integration
+
 # DESIGN §3.2: the exact keys of every event, `type` first.
 EVENT_KEYS = {
     "session": ["type", "id", "new"],

@@ -1,4 +1,4 @@
-"""`--prompt` (and `-p`) are aliases of `--print` (issue 13); `--print` itself is unchanged."""
+"""`--prompt` (and `-p`) are aliases of `--print`; `--print` itself is unchanged."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 from birdie_tui.args import main_parser, parse_main_args
 
 from .helpers import USER, events_of, run_cli
+
+pytestmark = pytest.mark.integration
 
 
 @pytest.mark.parametrize("flag", ["--print", "-p", "--prompt"])

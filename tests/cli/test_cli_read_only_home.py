@@ -3,9 +3,13 @@ a non-zero exit, no traceback, and nothing from sqlite ("unable to open database
 
 from __future__ import annotations
 
+import pytest
+
 from tests.read_only import read_only
 
 from .helpers import assert_one_line_error, run_cli
+
+pytestmark = pytest.mark.integration
 
 
 def test_print_with_a_read_only_home_says_so_in_one_line(isolated_home):

@@ -10,6 +10,8 @@ import pytest
 
 from .helpers import assert_one_line_error, events_of, run_cli
 
+pytestmark = pytest.mark.integration
+
 slow = pytest.mark.slow
 
 

@@ -18,6 +18,8 @@ from ..agent.conftest import write_skills
 from ..conftest import clean_env
 from .helpers import USER, assert_one_line_error, run_cli
 
+pytestmark = pytest.mark.integration
+
 SKILL_KEYS = ["name", "kind", "path", "description", "version", "tags", "triggers",
               "enabled_by_default", "always_inject", "tools", "mcp_server"]
 TOOL_KEYS = ["name", "description", "entrypoint", "schema"]

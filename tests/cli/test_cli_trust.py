@@ -18,6 +18,8 @@ from birdie_tui.store import BirdiePaths, SessionStore
 from ..agent.conftest import write_skills
 from .helpers import USER, assert_one_line_error, events_of, run_cli, session_json
 
+pytestmark = pytest.mark.integration
+
 RESUME = "Resume this session: birdie-tui --session-id "
 
 

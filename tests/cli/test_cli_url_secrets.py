@@ -4,9 +4,13 @@ an error line. Real `birdie-tui --print` processes, a real PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.resume import resume_command, resume_line
 
 from .helpers import assert_one_line_error, run_cli
+
+pytestmark = pytest.mark.integration
 
 PASSWORD = "hunter2-Secret-pw"
 

@@ -1,4 +1,4 @@
-"""Two processes continuing one session at once (issue 14): the second waits for the first
+"""Two processes continuing one session at once: the second waits for the first
 (saying for whom on stderr), so no turn is lost and the counts stay right; a wait that lasts
 too long ends with one clear line and exit 1."""
 
@@ -18,6 +18,8 @@ from birdie_tui.store import BirdiePaths, SessionStore
 
 from ..conftest import clean_env
 from .helpers import USER, assert_one_line_error, raw_history, run_cli, session_json
+
+pytestmark = pytest.mark.integration
 
 PAIRS = 20
 

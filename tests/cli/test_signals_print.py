@@ -16,6 +16,8 @@ from ..skills.proc_support import (TREE_PIDS, history_is_valid, wait_for_pids, w
                                    write_tree_skill)
 from .helpers import run_cli
 
+pytestmark = pytest.mark.integration
+
 
 def start_print(home, skills, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(

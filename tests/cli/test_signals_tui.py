@@ -17,6 +17,8 @@ from ..skills.proc_support import (POLL_LIMIT, TREE_PIDS, history_is_valid, read
                                    wait_gone, write_tree_skill)
 from .helpers import run_cli
 
+pytestmark = pytest.mark.integration
+
 
 def run_tool_in_tui(home, tmp_path) -> tuple[PtyApp, list[int]]:
     pids_file = tmp_path / "pids"

@@ -11,6 +11,8 @@ import pytest
 
 from ..conftest import clean_env
 
+pytestmark = pytest.mark.integration
+
 STUCK = r"""
 import asyncio, sys
 from birdie_tui.signals import SignalWatch

@@ -6,6 +6,8 @@ import pytest
 
 from .conftest import mcp_skill, of_type, status_of, turn
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.parametrize(("transport", "declared", "path"), [
     ("sse", "sse", "/sse"),

@@ -7,9 +7,13 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pytest
+
 from birdie_tui.mcp.errlog import LOG_LIMIT, ServerLog
 
 from .conftest import SERVERS, mcp_skill, of_type, turn
+
+pytestmark = pytest.mark.integration
 
 
 async def until(check, timeout: float = 15.0) -> bool:

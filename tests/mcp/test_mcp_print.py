@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ..cli.helpers import run_cli
 from .conftest import lab_skill, mcp_skill
+
+pytestmark = pytest.mark.integration
 
 NOISE = "LAB-STDERR-NOISE-4711"
 

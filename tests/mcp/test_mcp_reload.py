@@ -6,8 +6,12 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pytest
+
 from tests.mcp.conftest import lab_skill, of_type, status_of, turn
 from tests.mcp.test_mcp_stdio import _alive
+
+pytestmark = pytest.mark.integration
 
 
 async def _gone(pid: int, timeout: float = 10.0) -> bool:

@@ -14,6 +14,8 @@ from birdie_tui.skills.loader import load_skills
 
 from .conftest import SERVERS, lab_skill, mcp_skill, of_type, status_of, turn
 
+pytestmark = pytest.mark.integration
+
 START_TIMEOUT = 5.0  # the good server must start within it, even on a busy machine
 
 

@@ -16,6 +16,8 @@ from ..conftest import clean_env
 from .conftest import SERVERS, mcp_skill
 from .test_mcp_stdio import _alive
 
+pytestmark = pytest.mark.integration
+
 
 def wait_until(predicate, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout

@@ -16,6 +16,8 @@ from birdie_tui.agent.engine import Engine
 from ..cli.helpers import run_cli
 from .conftest import SERVERS, make_engine, mcp_skill, status_of, turn
 
+pytestmark = pytest.mark.integration
+
 MINUTE = 60
 
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 
+import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -17,6 +18,8 @@ from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.skills.bundled import bundled_skills_dir
 
 from .conftest import bash_skill, lab_skill, mcp_skill, of_type, status_of, turn
+
+pytestmark = pytest.mark.integration
 
 
 async def test_bundled_demo_works_from_any_directory(tmp_path, monkeypatch):

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from .conftest import mcp_skill, of_type, status_of, turn
+
+pytestmark = pytest.mark.integration
 
 
 async def test_get_current_time_through_a_turn(skills_root, engine_for):

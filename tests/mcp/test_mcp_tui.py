@@ -3,6 +3,7 @@ and `/mcp` reports every server."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Markdown
 
 from birdie_tui.tui import create_app
@@ -11,6 +12,8 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 from ..tui.app.conftest import send, wait_for, wait_ready, wait_turn
 from .conftest import bash_skill, lab_skill, mcp_skill
+
+pytestmark = pytest.mark.integration
 
 
 def row(app, name):

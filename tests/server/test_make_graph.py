@@ -87,6 +87,7 @@ def test_the_factory_compiles_once_without_a_checkpointer():
     assert make_graph().checkpointer is None
 
 
+@pytest.mark.integration
 async def test_the_served_graph_on_the_postgres_checkpointer(served, tmp_path, pg_url):
     """In production the server's checkpointer is LangGraph's Postgres one: the served graph
     stops for approval there, a second graph object (another server process) finds the same

@@ -25,7 +25,7 @@ from tests.server.sdk_turns import (
     stream,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 async def test_a_gated_call_stops_for_approval_and_runs_once_allowed(lg_server):

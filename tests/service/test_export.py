@@ -1,4 +1,4 @@
-"""The session export through the door (`Birdie.export`) and `/export` (issue 13): the real
+"""The session export through the door (`Birdie.export`) and `/export`: the real
 local door with the offline model, the command run against a stub screen."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Issue 13's door methods on the real `LocalBirdie` with the offline model: the cost of each
-turn, your last messages, a new skill from the template, the per-turn tool-call limit and the
-working directory of the tools."""
+"""The door methods behind `/cost`, `/history`, `/skill new`, `/tool cap` and `/cd` on the real
+`LocalBirdie` with the offline model: the cost of each turn, your last messages, a new skill
+from the template, the per-turn tool-call limit and the working directory of the tools."""
 
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
-"""The front door on a shared PostgreSQL database (issue 15): /info names the database (password
+"""The front door on a shared PostgreSQL database: /info names the database (password
 masked), the browser's rows name who last wrote each session, and the resume line gives the
 URL back only when it came from the command line."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.service import local_birdie
+
+pytestmark = pytest.mark.integration
 
 
 async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):

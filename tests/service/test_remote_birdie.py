@@ -15,6 +15,8 @@ import pytest
 from birdie_tui.service import BirdieError, remote_birdie
 from birdie_tui.service.rows import ApprovalAnswer
 
+pytestmark = pytest.mark.integration
+
 slow = pytest.mark.slow
 
 ECHO = 'call echo_text {"text": "hi"}'

@@ -13,6 +13,8 @@ import pytest
 from birdie_tui.secrets import scrub
 from birdie_tui.service import BirdieError, remote_birdie
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture
 def recorder():

@@ -1,6 +1,7 @@
-"""Issue 14, measured: how many hostile values ran a command, before and after.
+"""Hostile argument values, measured: how many ran a command, before and after values stopped
+being shell-quoted into the command text.
 
-The same 1,200 hostile values, spread over the template shapes the issue names (a placeholder in
+The same 1,200 hostile values, spread over the risky template shapes (a placeholder in
 "$(…)", in backticks, in "${X:-…}", in an unquoted here-document, in $'…', in arithmetic), are run
 through the old renderer (shell-quoted values written into the command; copied below as it was)
 and through the current one. An escape is a value that created its marker file.
@@ -16,9 +17,13 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from birdie_tui.skills.entrypoints import to_text
 
 from .bash_fuzz_support import BASH, WORK, run_template
+
+pytestmark = pytest.mark.fuzz
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SCHEMA = {"type": "object", "properties": {"x": {"type": "string"}}}
@@ -44,7 +49,7 @@ def hostile_values(n: int = 1200) -> list[str]:
 
 
 def old_render_command(template: str, args: dict, schema: dict | None = None) -> str:
-    """birdie-tui's renderer before issue 14 (values shell-quoted into the command text)."""
+    """birdie-tui's old renderer (values shell-quoted into the command text)."""
     known = set((schema or {}).get("properties") or {}) | set(args)
     out: list[str] = []
     quote: str | None = None

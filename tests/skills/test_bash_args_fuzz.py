@@ -128,6 +128,7 @@ def _check_output(out, err, expected):
         assert out == expected.encode()
 
 
+@pytest.mark.fuzz
 @settings(max_examples=1500, deadline=None)
 @given(case=st.sampled_from(AWKWARD), value=hostile)
 def test_awkward_templates_pass_values_through_exactly(case, value):
@@ -151,6 +152,7 @@ def test_arithmetic_templates_take_whole_numbers_only(case, value):
         assert out is None and "must be a whole number" in err, err
 
 
+@pytest.mark.fuzz
 @settings(max_examples=1500, deadline=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), min_size=2, max_size=12), value=hostile)
 def test_random_templates_never_let_a_value_run(pieces, value):
@@ -206,6 +208,7 @@ def test_every_bundled_bash_tool_is_fuzzed(bundled_tools):
     assert set(bundled_tools) == set(BUNDLED) | {"write_file"}
 
 
+@pytest.mark.fuzz
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(content=hostile, name=st.text(alphabet="abc-_.", min_size=1, max_size=8))
 def test_bundled_write_file_writes_hostile_content_exactly(bundled_tools, content, name):
@@ -223,6 +226,7 @@ def test_bundled_write_file_writes_hostile_content_exactly(bundled_tools, conten
     target.unlink()
 
 
+@pytest.mark.fuzz
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_bundled_tools_get_hostile_values_as_plain_arguments(bundled_tools, data):

@@ -17,6 +17,8 @@ from birdie_tui.store.pg.sessions import PgSessionStore
 
 from ..compat import conftest as compat
 
+pytestmark = pytest.mark.integration
+
 birdie_env = compat.birdie_env  # the real Birdie's venv (a session fixture), by name here
 
 ORACLE = Path(__file__).with_name("birdie015_session_oracle.py")

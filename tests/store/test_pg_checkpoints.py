@@ -17,6 +17,8 @@ from birdie_tui.agent.pg_checkpoints import open_pg_checkpoints
 from birdie_tui.store.pg.connect import DatabaseUnavailable
 from birdie_tui.store.pg.sessions import PgSessionStore
 
+pytestmark = pytest.mark.integration
+
 
 class State(TypedDict):
     items: Annotated[list[str], operator.add]

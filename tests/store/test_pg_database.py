@@ -21,6 +21,8 @@ from birdie_tui.store.pg.memory import PgMemoryStore
 from birdie_tui.store.pg.sessions import PgSessionStore
 from birdie_tui.store.settings import load_settings
 
+pytestmark = pytest.mark.integration
+
 
 def write_settings(paths: BirdiePaths, data: dict) -> None:
     paths.home.mkdir(parents=True, exist_ok=True)

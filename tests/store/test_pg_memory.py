@@ -7,6 +7,8 @@ import pytest
 from birdie_tui.store.memory import MemoryEntry
 from birdie_tui.store.pg.memory import PgMemoryStore
 
+pytestmark = pytest.mark.integration
+
 
 def test_notes_are_per_user_oldest_first_and_deleted_by_id_or_number(pg_url):
     """Notes are per user oldest first and deleted by id or number."""

@@ -14,6 +14,8 @@ from birdie_tui.store.pg.connect import DatabaseUnavailable, connect
 from birdie_tui.store.pg.migrations import LATEST, MIGRATIONS, SchemaTooNew, migrate
 from birdie_tui.store.pg.sessions import PgSessionStore
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -16,6 +16,8 @@ import pytest
 from birdie_tui.store.pg.sessions import PgSessionStore
 from birdie_tui.store.session_meta import SessionMeta
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parents[2]
 DAY = date(2026, 1, 1)
 

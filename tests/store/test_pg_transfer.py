@@ -21,6 +21,8 @@ from birdie_tui.store.pg.sessions import PgSessionStore
 from ..agent.conftest import SKILLS
 from ..cli.helpers import events_of, run_cli
 
+pytestmark = pytest.mark.integration
+
 GUARDED = textwrap.dedent(SKILLS["guarded/SKILL.MD"]).lstrip()
 
 

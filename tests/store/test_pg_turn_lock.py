@@ -17,6 +17,8 @@ import pytest
 from birdie_tui.store.pg.sessions import PgSessionStore
 from birdie_tui.store.pg.turn_lock import lock_key
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parents[2]
 
 

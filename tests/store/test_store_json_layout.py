@@ -8,6 +8,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 from birdie_tui.store.jsonio import dumps_readable, read_json, write_json_atomic
 
 JSON = st.recursive(
@@ -17,6 +19,7 @@ JSON = st.recursive(
     max_leaves=20)
 
 
+@pytest.mark.fuzz
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.text(), JSON, max_size=6))
 def test_readable_json_round_trips(data):

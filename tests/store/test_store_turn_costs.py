@@ -1,4 +1,4 @@
-"""Per-turn cost records in the session JSON (`turn_costs`, read by `/cost`, issue 13)."""
+"""Per-turn cost records in the session JSON (`turn_costs`, read by `/cost`)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import pytest
 
 from ..conftest import clean_env
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.integration, pytest.mark.slow,
               pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")]
 
 POLL_LIMIT = 60.0  # seconds; a test fails on what it finds, never on how long it took

@@ -19,6 +19,8 @@ from tests.providers.wire.loopback import LoopbackServer
 from tests.tui.app.conftest import wait_ready, wait_turn
 from tests.tui.chat.harness import plain
 
+pytestmark = pytest.mark.integration
+
 SIZE = (120, 40)
 LINE = "the quick brown fox jumps over the lazy dog 0123456789\n"
 FIVE_MB = LINE * (5 * 1024 * 1024 // len(LINE))

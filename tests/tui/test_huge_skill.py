@@ -16,6 +16,7 @@ WIDE = (150, 40)  # the context panel is shown without forcing it
 BODY_LIMIT = 35_000  # characters the panel may hold for one body
 
 
+@pytest.mark.app
 @pytest.mark.slow
 async def test_a_10000_line_skill_in_the_sidebar_a_turn_and_a_bounded_context_panel(tmp_path):
     """The sidebar has a row for the 10,000-line skill; 'zebra' injects it; the #context

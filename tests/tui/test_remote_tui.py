@@ -18,7 +18,7 @@ from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 ARMED = ApprovalScreen.ARM_SECONDS + 0.1
 
 

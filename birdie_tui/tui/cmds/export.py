@@ -1,4 +1,4 @@
-"""`/export [markdown|json] [PATH]` (issue 13): the open session written to a file, with the
+"""`/export [markdown|json] [PATH]`: the open session written to a file, with the
 tool calls and the provenance of each model call per turn (the door builds the text).
 
 Without PATH the file is `<session-id>.md` (or `.json`) in the working directory; a relative

@@ -1,4 +1,4 @@
-"""Commands Birdie users know (issue 13): /cost, /history [N], /tool cap, /cd and /skill new
+"""Commands Birdie users know: /cost, /history [N], /tool cap, /cd and /skill new
 (the last two are subcommands of /tool and /skill; their handlers live here)."""
 
 from __future__ import annotations

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from birdie_tui.cli import main
 
 from .conftest import SECRET, VENDORS
 from .loopback import Reply
+
+pytestmark = pytest.mark.integration
 
 
 def test_missing_key_is_one_line_at_start(monkeypatch, capsys):

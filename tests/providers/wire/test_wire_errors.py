@@ -14,6 +14,8 @@ from birdie_tui.providers.factory import load_adapter
 from .conftest import SECRET, VENDORS
 from .loopback import Reply
 
+pytestmark = pytest.mark.integration
+
 CONTEXT_MESSAGES = {
     "openai": "This model's maximum context length is 128000 tokens. However, your messages "
               "resulted in 250000 tokens.",

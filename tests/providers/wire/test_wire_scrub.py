@@ -1,5 +1,5 @@
-"""Issue 14: an OpenAI-compatible endpoint configured as `http://user:pass@host/v1`, with an API
-key, answers 500 / 401 bodies that echo the key and the Authorization header it received, and a
+"""Secrets stay out of the output: an OpenAI-compatible endpoint configured as
+`http://user:pass@host/v1`, with an API key, answers 500 / 401 bodies that echo the key and the Authorization header it received, and a
 tool prints `$OPENAI_API_KEY` on stderr. Neither the key, nor the password, nor the Basic value
 built from them reaches stdout/stderr of a real `birdie-tui --print`, the TUI's screen, or any
 file under BIRDIE_HOME (session JSON, checkpoints.db, logs) or a `sessions export`."""
@@ -24,6 +24,8 @@ from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 from .conftest import FAST, VENDORS
 from .loopback import LoopbackServer, Reply
 from .test_wire_tui import app_with, notices, status_text
+
+pytestmark = pytest.mark.integration
 
 KEY = "sk-test-SECRETkey-7f3a9c2e51"
 PASSWORD = "s3cretpass"

@@ -7,10 +7,14 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from birdie_tui.agent.engine import Engine, EngineOptions
 from birdie_tui.cli import main
 
 from .conftest import SECRET, VENDORS, run
+
+pytestmark = pytest.mark.integration
 
 ECHO = ("call_S1", "echo_text", '{"text": "marker-7731"}')
 

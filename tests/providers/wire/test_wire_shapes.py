@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from birdie_tui.agent.engine import Engine, EngineOptions
@@ -18,6 +19,8 @@ from birdie_tui.providers.openai_compat import GEMINI_OPENAI_URL, to_openai_mess
 from . import frames
 from .conftest import SECRET, VENDORS, run
 from .loopback import Reply
+
+pytestmark = pytest.mark.integration
 
 HI = [HumanMessage("hi")]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from textual.widgets import Markdown
 
 from birdie_tui.tui import create_app
@@ -15,6 +16,8 @@ from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 
 from .conftest import FAST, SECRET, VENDORS
+
+pytestmark = pytest.mark.integration
 
 SIZE = (120, 40)
 

@@ -13,6 +13,8 @@ from birdie_tui.agent.history import history_problems
 
 from .conftest import FAST, SECRET, VENDORS, kinds, run
 
+pytestmark = pytest.mark.integration
+
 ECHO = ("call_A1", "echo_text", '{"text": "it works"}')
 
 

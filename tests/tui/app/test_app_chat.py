@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from birdie_tui.events import TokenStreamed, TurnDone, TurnEvent
 from birdie_tui.tui import create_app
 from birdie_tui.tui.messages import EngineEvent
@@ -20,6 +22,7 @@ from tests.tui.fake_door import FakeDoor, Script
 from .conftest import enabled, send, session_id, turns, wait_for, wait_ready, wait_turn
 
 
+@pytest.mark.smoke
 async def test_send_message_streams_reply(make_app, monkeypatch):
     """A paced reply streams in many pieces, from `injected` to `done`, as one turn."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "150")
@@ -39,6 +42,7 @@ async def test_send_message_streams_reply(make_app, monkeypatch):
         assert "offline model" in str(app.query_one("#status").render())
 
 
+@pytest.mark.app
 async def test_a_fast_reply_reaches_the_screen_in_few_messages(make_app):
     """Tokens that arrive together are posted together: a full-speed reply is a handful of
     messages (one per token would cost more than the frames that show them), all its text."""
@@ -54,6 +58,7 @@ async def test_a_fast_reply_reaches_the_screen_in_few_messages(make_app):
         assert 1 <= len(tokens) < 50 and len(reply.text.split()) > 400
 
 
+@pytest.mark.app
 async def test_tool_call_block_and_result(make_app):
     """A tool call shows a block with its literal result; a failing tool's block is an error."""
     app = make_app()
@@ -70,6 +75,7 @@ async def test_tool_call_block_and_result(make_app):
         assert failed.error and "broken" in failed.content
 
 
+@pytest.mark.smoke
 async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isolated_home):
     """A clicked skill row toggles; the grant is saved with the next turn and gates the tool."""
     app = make_app()
@@ -98,6 +104,7 @@ async def test_click_skill_toggle_persists_and_changes_next_turn(make_app, isola
         assert "not available" in list(app.query(AssistantMessage))[-1].text
 
 
+@pytest.mark.app
 async def test_escape_cancels_mid_stream(make_app, monkeypatch):
     """Esc mid-stream interrupts the reply, leaves a valid history, and the next turn works."""
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "40")
@@ -133,6 +140,7 @@ def exploding_once() -> Script:
     return script
 
 
+@pytest.mark.app
 async def test_engine_error_shows_block_and_app_survives(skills_dir):
     """A provider failure shows an error block; the app keeps running and answers once fixed.
     (A fake door whose first turn raises, as the engine's does when its model does.)"""
@@ -151,6 +159,7 @@ async def test_engine_error_shows_block_and_app_survives(skills_dir):
         assert "and now?" in list(app.query(AssistantMessage))[-1].text
 
 
+@pytest.mark.app
 async def test_slash_commands_and_unknown_hint(any_app):
     """Slash commands act (/remember, /skill disable); unknown or malformed ones get a hint."""
     app = any_app()

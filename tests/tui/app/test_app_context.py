@@ -4,12 +4,16 @@ after a restart. Offline model, a temp BIRDIE_HOME, the test skills (ssh has the
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.events import Compacted
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 
 from .conftest import send, wait_for, wait_ready, wait_turn
+
+pytestmark = pytest.mark.app
 
 WIDE = (150, 40)  # the context panel is shown without forcing it
 

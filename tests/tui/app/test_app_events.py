@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
+import pytest
+
 from birdie_tui import events as vocab
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.turn_view import TurnView
@@ -36,6 +38,7 @@ def test_the_samples_cover_the_vocabulary():
     assert set(TurnView.EVENTS) < {type(e) for e in samples()}
 
 
+@pytest.mark.app
 async def test_every_event_class_has_a_handler(make_app):
     """A new event in the core vocabulary cannot be silently dropped by the UI: every class
     is dispatched by `match` to a handler, none reaches the "cannot show" report."""
@@ -51,6 +54,7 @@ async def test_every_event_class_has_a_handler(make_app):
         assert app.main.is_attached and app.is_running
 
 
+@pytest.mark.app
 async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
     """Prompt report, the first call's usage and its tool call, the result, a second prompt
     report, the streamed answer and its usage, done, then the change events — each once, in
@@ -77,6 +81,7 @@ async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
         assert app.query_one(ToolBlock).call_id == call.id
 
 
+@pytest.mark.app
 async def test_an_unknown_event_is_reported_not_dropped(make_app):
     """An event type with no handler is reported in a notification, not silently dropped."""
     from dataclasses import dataclass

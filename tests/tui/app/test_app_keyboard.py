@@ -3,6 +3,7 @@ user types, the chat scrolls from the composer, and what was just sent is in vie
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Tabs
 
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
@@ -12,6 +13,8 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.tui.keys import burst
 
 from .conftest import enabled, send, turns, wait_for, wait_ready, wait_turn
+
+pytestmark = pytest.mark.app
 
 
 def in_view(chat: ChatLog, widget) -> bool:

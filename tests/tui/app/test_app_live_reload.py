@@ -8,6 +8,8 @@ import pytest
 
 from tests.tui.app.conftest import skill, wait_for, wait_ready
 
+pytestmark = pytest.mark.app
+
 NOTES = textwrap.dedent("""\
     ---
     name: Notes

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
 from birdie_tui.tui.widgets.composer import Composer
 
 from .conftest import wait_for, wait_ready
+
+pytestmark = pytest.mark.app
 
 
 async def test_an_oversized_message_stays_in_the_composer_with_a_clear_error(make_app):

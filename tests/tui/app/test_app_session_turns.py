@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import pytest
+
 from birdie_tui.tui.screens.confirm import ConfirmScreen
 from birdie_tui.tui.screens.session_browser import SessionBrowser
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
@@ -13,6 +15,8 @@ from birdie_tui.tui.widgets.chat.user_message import UserMessage
 
 from ...conftest import clean_env
 from .conftest import send, wait_for, wait_ready, wait_turn
+
+pytestmark = pytest.mark.app  # the whole app under Pilot (CONTRIBUTING.md, Test tiers)
 
 WORDS = " ".join(f"w{i}" for i in range(60))
 MESSAGE = f"tell me {WORDS} finale"
@@ -121,6 +125,7 @@ async def test_quitting_with_a_running_turn_asks_once(make_app, monkeypatch):
         await wait_for(pilot, lambda: not app.is_running)
 
 
+@pytest.mark.integration  # a real --print process beside the app
 async def test_a_turn_from_another_process_shows_without_reopening(make_app, isolated_home,
                                                                    skills_dir):
     """A real `birdie-tui --print --session-id X` adds a turn while the app shows X: the chat

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from birdie_tui.tui.screens.session_browser import SessionBrowser
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
@@ -18,6 +20,7 @@ def user_texts(app):
     return [str(w.render()) for w in app.query(UserMessage)]
 
 
+@pytest.mark.smoke
 async def test_browser_switches_and_replays_history(make_app, isolated_home):
     """Opening an older session from the browser switches to it and replays its history."""
     app = make_app()
@@ -46,6 +49,7 @@ async def test_browser_switches_and_replays_history(make_app, isolated_home):
         assert second != first
 
 
+@pytest.mark.app
 async def test_new_session_and_back_by_keyboard(any_app):
     """ctrl+n opens an empty session; ctrl+pagedown goes back to the one with the turn, whose
     chat is shown again."""
@@ -63,6 +67,7 @@ async def test_new_session_and_back_by_keyboard(any_app):
         await wait_for(pilot, lambda: any("first words" in t for t in user_texts(app)))
 
 
+@pytest.mark.app
 async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
     """Ctrl+PageDown steps to older sessions, wrapping round; Ctrl+PageUp steps the other way."""
     for n, title in ((1, "oldest"), (2, "middle"), (3, "newest")):
@@ -80,6 +85,7 @@ async def test_ctrl_pagedown_cycles_sessions(make_app, isolated_home):
         await wait_for(pilot, lambda: session_id(app) == "2026-01-02_1")
 
 
+@pytest.mark.app
 async def test_grants_restored_when_switching(make_app, isolated_home):
     """Switching sessions restores that session's skill grants, in the engine and the sidebar."""
     write_session(isolated_home, "2026-01-02_1", enabled=["Quiet"], disabled=["Echoer"], turns=1)
@@ -95,6 +101,7 @@ async def test_grants_restored_when_switching(make_app, isolated_home):
         assert rows["Quiet"] and not rows["Echoer"]
 
 
+@pytest.mark.app
 async def test_delete_current_session_from_browser(any_app, isolated_home):
     """Deleting the current session from the browser, once confirmed, empties chat and history."""
     app = any_app()
@@ -115,6 +122,7 @@ async def test_delete_current_session_from_browser(any_app, isolated_home):
         assert await app.birdie.transcript() == [] and turns(app) == 0
 
 
+@pytest.mark.app
 async def test_palette_toggles_skill_and_switches_session(make_app, isolated_home):
     """The command palette toggles a skill and switches to a session found by its title."""
     write_session(isolated_home, "2026-01-02_1", title="palette target")
@@ -138,6 +146,7 @@ async def test_palette_toggles_skill_and_switches_session(make_app, isolated_hom
         await wait_for(pilot, lambda: session_id(app) == "2026-01-02_1")
 
 
+@pytest.mark.app
 async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
     """The /theme command applies and saves a theme for the next start; --theme overrides it."""
     app = make_app()
@@ -153,6 +162,7 @@ async def test_theme_command_persists_and_flag_wins(make_app, isolated_home):
     assert make_app("--theme", "nord").theme == "nord"  # the flag wins over the saved one
 
 
+@pytest.mark.app
 async def test_broken_theme_file_falls_back_with_notification(make_app, isolated_home):
     """A theme file with a bad colour falls back to the default theme and says so."""
     themes = isolated_home / "themes"
@@ -166,6 +176,7 @@ async def test_broken_theme_file_falls_back_with_notification(make_app, isolated
         assert any("oops" in t for t in texts)
 
 
+@pytest.mark.app
 async def test_switching_back_restores_the_context_figure(make_app):
     """The status bar's context figure resets in a new session and returns on switching back."""
     app = make_app()
@@ -185,6 +196,7 @@ async def test_switching_back_restores_the_context_figure(make_app):
         await wait_for(pilot, lambda: status.context_tokens == context)
 
 
+@pytest.mark.app
 async def test_cancel_keeps_finished_calls_and_retry_never_counts_twice(make_app, monkeypatch,
                                                                           isolated_home):
     """Esc after a tool round keeps that call's tokens; two /retry runs leave one turn. The

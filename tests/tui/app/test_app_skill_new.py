@@ -1,11 +1,15 @@
-"""`/skill new` in the running app (issue 13): typed in the composer, the skill appears in the
+"""`/skill new` in the running app: typed in the composer, the skill appears in the
 sidebar, the chat says where its file is, and later saves of that file are followed even
 though its folder did not exist when the app started."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.tui.app.conftest import wait_for, wait_ready
 from tests.tui.app.test_app_live_reload import sidebar_text
+
+pytestmark = pytest.mark.app
 
 
 async def test_typing_skill_new_shows_the_skill_and_follows_its_file(make_app, isolated_home):

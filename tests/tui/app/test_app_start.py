@@ -21,6 +21,7 @@ def errors(app) -> list[str]:
     return [str(e.render()) for e in app.query(ErrorBlock)]
 
 
+@pytest.mark.app
 async def test_unknown_session_id_opens_a_working_session(make_app):
     """A --session-id that does not exist: one line, then a new session that answers."""
     app = make_app("--session-id", "2020-01-01_9")
@@ -33,6 +34,7 @@ async def test_unknown_session_id_opens_a_working_session(make_app):
         assert "still here?" in app.query(AssistantMessage).last().text
 
 
+@pytest.mark.app
 async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, isolated_home):
     """An unknown --enable skill is reported; the known ones still apply to the resumed session."""
     write_session(isolated_home, "2026-01-02_1", title="kept", turns=1)
@@ -44,6 +46,7 @@ async def test_unknown_enable_skill_is_ignored_and_the_rest_applies(make_app, is
         assert any("Nope" in e for e in errors(app))
 
 
+@pytest.mark.app
 async def test_corrupt_session_file_is_moved_aside_and_announced(make_app, isolated_home):
     """A corrupt session file is moved aside, announced and logged; a new session opens."""
     path = write_session(isolated_home, "2026-01-02_1", turns=1)
@@ -59,6 +62,7 @@ async def test_corrupt_session_file_is_moved_aside_and_announced(make_app, isola
         assert aside[0].name in log
 
 
+@pytest.mark.app
 async def test_corrupt_memory_is_announced_when_found(make_app, isolated_home):
     """memory.json is read after boot too: the notice comes when it is moved aside."""
     folder = isolated_home / "sessions" / "tester"
@@ -81,6 +85,7 @@ def blocker(isolated_home):
     return path
 
 
+@pytest.mark.app
 async def test_failed_engine_start_is_recoverable(make_app, blocker):
     """The engine cannot start (its data folder is blocked): the app says so, keeps what the
     user types, and ctrl+n tries again once the cause is gone."""
@@ -103,6 +108,7 @@ async def test_failed_engine_start_is_recoverable(make_app, blocker):
         assert "are you there" in app.query(AssistantMessage).last().text
 
 
+@pytest.mark.app
 async def test_quit_works_after_a_failed_start(make_app, blocker):
     """Ctrl+Q still quits cleanly when the engine failed to start."""
     app = make_app()
@@ -113,6 +119,7 @@ async def test_quit_works_after_a_failed_start(make_app, blocker):
     assert app.return_code in (0, None)
 
 
+@pytest.mark.app
 async def test_quitting_without_sending_leaves_no_session(make_app, isolated_home):
     """Quitting with only unsent text leaves no session file and no resume hint."""
     app = make_app()
@@ -126,6 +133,7 @@ async def test_quitting_without_sending_leaves_no_session(make_app, isolated_hom
     assert app.resume_hint is None
 
 
+@pytest.mark.smoke
 async def test_resume_hint_names_the_session_after_a_turn(make_app):
     """After a turn, the resume hint printed on quit names the session's --session-id."""
     app = make_app()
@@ -138,6 +146,7 @@ async def test_resume_hint_names_the_session_after_a_turn(make_app):
     assert app.resume_hint is not None and f"--session-id {sid}" in app.resume_hint
 
 
+@pytest.mark.app
 async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
     """The --continue flag opens the most recently updated session."""
     write_session(isolated_home, "2026-01-02_1", title="older", turns=2)
@@ -149,6 +158,7 @@ async def test_continue_opens_the_most_recent_session(make_app, isolated_home):
         assert session_id(app) == "2026-01-03_1"
 
 
+@pytest.mark.app
 async def test_corrupt_settings_are_announced_once_and_kept_aside(make_app, isolated_home):
     """A corrupt settings.json is announced exactly once and moved aside unchanged."""
     (isolated_home / "settings.json").write_text('{"theme": ')
@@ -162,6 +172,7 @@ async def test_corrupt_settings_are_announced_once_and_kept_aside(make_app, isol
         assert len(aside) == 1 and aside[0].read_text() == '{"theme": '
 
 
+@pytest.mark.app
 async def test_a_theme_from_textuals_own_picker_is_saved(make_app, isolated_home):
     """Any way of choosing a theme saves it, not only /theme."""
     import json
@@ -175,6 +186,7 @@ async def test_a_theme_from_textuals_own_picker_is_saved(make_app, isolated_home
     assert saved["theme"] == "birdie-light"
 
 
+@pytest.mark.app
 async def test_continue_cannot_be_combined_with_session_id(make_app):
     """Passing --continue together with --session-id is a usage error (exit code 2)."""
     with pytest.raises(SystemExit) as exit_info:
@@ -182,6 +194,7 @@ async def test_continue_cannot_be_combined_with_session_id(make_app):
     assert exit_info.value.code == 2
 
 
+@pytest.mark.app
 async def test_corrupt_history_database_is_moved_aside_and_the_app_works(make_app,
                                                                            isolated_home):
     """A corrupt checkpoints.db is moved aside and announced, and a fresh turn still works."""

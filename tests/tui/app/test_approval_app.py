@@ -60,6 +60,7 @@ def notices(app) -> str:
                      if isinstance(w, Notice) or w.has_class("notice"))
 
 
+@pytest.mark.smoke
 async def test_allow_once_runs_it_and_asks_again_next_time(bundled_app, isolated_home):
     """y runs the call once; the same call later is asked again and nothing is saved."""
     app = bundled_app()
@@ -80,6 +81,7 @@ async def test_allow_once_runs_it_and_asks_again_next_time(bundled_app, isolated
         assert not data.get("approval_rules") and not data.get("approved_skills")
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(("how", "key", "saved"), [
     ("keys", "c", ("approval_rules", ["run_bash(echo hi)"])),
     ("keys", "t", ("approval_rules", ["run_bash"])),
@@ -114,6 +116,7 @@ async def test_always_answers_are_saved_and_not_asked_again(bundled_app, isolate
         assert results(app) == [("run_bash", "hi\n", False)] * 2
 
 
+@pytest.mark.app
 @pytest.mark.slow
 async def test_deny_and_deny_with_a_reason_reach_the_model(bundled_app, isolated_home):
     """n denies; r denies with a reason, which is the tool result the model gets."""
@@ -138,6 +141,7 @@ async def test_deny_and_deny_with_a_reason_reach_the_model(bundled_app, isolated
         assert "Reason: use ls instead" in [i.content for i in history][-1]  # the reply
 
 
+@pytest.mark.app
 async def test_a_file_write_shows_its_diff_and_writes_once_allowed(bundled_app, tmp_path):
     """write_file asks with a diff against the file today and writes only once allowed."""
     (tmp_path / "a.txt").write_text("old\n")
@@ -154,6 +158,7 @@ async def test_a_file_write_shows_its_diff_and_writes_once_allowed(bundled_app, 
         assert (tmp_path / "a.txt").read_text() == "x"
 
 
+@pytest.mark.app
 async def test_the_mode_key_cycles_and_shows_in_status(bundled_app):
     """shift+tab: ask → auto → read-only → ask; only the non-default modes show."""
     app = bundled_app()
@@ -171,6 +176,7 @@ async def test_the_mode_key_cycles_and_shows_in_status(bundled_app):
         assert "auto-approve" not in seen[2][1] and "read-only" not in seen[2][1]
 
 
+@pytest.mark.app
 async def test_read_only_denies_and_auto_runs_without_asking(bundled_app):
     """Read-only denies gated calls without a dialog; auto runs them without one."""
     app = bundled_app()
@@ -193,6 +199,7 @@ async def test_read_only_denies_and_auto_runs_without_asking(bundled_app):
         assert got[1] == ("run_bash", "hi\n", False)
 
 
+@pytest.mark.app
 async def test_auto_approve_on_the_command_line_starts_in_auto_mode(bundled_app):
     """`--auto-approve` starts in auto mode (shown in #status); the mode key still cycles."""
     app = bundled_app("--auto-approve")
@@ -208,6 +215,7 @@ async def test_auto_approve_on_the_command_line_starts_in_auto_mode(bundled_app)
         assert app.birdie.approval_mode() == "read-only"
 
 
+@pytest.mark.app
 async def test_the_mode_key_can_be_rebound(bundled_app, isolated_home):
     """The mode key has a binding id a settings keymap can move."""
     keymap = {"keymap": {"app.approval_mode": "f2"}}
@@ -220,6 +228,7 @@ async def test_the_mode_key_can_be_rebound(bundled_app, isolated_home):
         assert app.birdie.approval_mode() == "auto"
 
 
+@pytest.mark.app
 async def test_approvals_command_shows_sets_and_forgets(bundled_app, isolated_home):
     """/approvals lists the mode and saved rules; `mode` sets it, `forget` drops the rules."""
     app = bundled_app()
@@ -245,6 +254,7 @@ async def test_approvals_command_shows_sets_and_forgets(bundled_app, isolated_ho
         assert app.birdie.approval_mode() == "read-only"  # a usage toast, nothing changed
 
 
+@pytest.mark.app
 async def test_a_new_message_instead_of_an_answer_closes_it_as_not_run(bundled_app):
     """Esc leaves the call pending; the next message tells the user it was not run, the
     engine closes it, and the history stays valid (the turn runs)."""
@@ -269,6 +279,7 @@ async def test_a_new_message_instead_of_an_answer_closes_it_as_not_run(bundled_a
         assert history[-1].role == "assistant" and "hello again" in history[-1].content
 
 
+@pytest.mark.app
 async def test_the_block_says_waiting_for_approval_then_runs_or_not_run(bundled_app):
     """While its dialog is open a gated call's block says `waiting for approval`, not
     `…running`; allowed, it runs and finishes; denied, it says `not run (denied)`."""

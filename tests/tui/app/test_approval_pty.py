@@ -13,6 +13,8 @@ import pytest
 
 from tests.pty_app import PtyApp
 
+pytestmark = pytest.mark.integration
+
 ARMED = 0.6  # the dialog ignores keys for its first ARM_SECONDS (0.4)
 FOCUS_OUT = "\x1b[O"  # what a terminal with focus reporting sends when it loses focus
 ECHO = 'call run_bash {"command": "echo ran > out.txt"}'

@@ -15,7 +15,7 @@ from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from .conftest import send, wait_for, wait_ready, wait_turn
 from .test_approval_app import bundled_app, notices, open_dialog  # noqa: F401 - fixture
 
-pytestmark = pytest.mark.slow  # two app starts each (~5 s)
+pytestmark = [pytest.mark.slow, pytest.mark.app]  # two app starts each (~5 s)
 
 TOUCH = 'call run_bash {"command": "echo ran > out.txt"}'
 

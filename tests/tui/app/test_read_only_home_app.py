@@ -4,12 +4,16 @@ a message sent says it was not sent and why (no traceback, nothing lost)."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.tui import create_app
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from tests.read_only import read_only
 
 from .conftest import send, wait_for
+
+pytestmark = pytest.mark.app
 
 
 async def test_read_only_home_lists_skills_and_says_why_nothing_runs(isolated_home):

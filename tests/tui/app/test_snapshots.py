@@ -10,6 +10,8 @@ from birdie_tui.tui import create_app
 
 from .conftest import send, wait_for, wait_ready, wait_turn, write_session
 
+pytestmark = pytest.mark.app
+
 SID = "2026-01-02_1"
 
 

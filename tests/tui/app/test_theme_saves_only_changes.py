@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .conftest import send, wait_for, wait_ready
+
+pytestmark = pytest.mark.app
 
 
 async def test_theme_on_a_fresh_home_writes_only_the_theme(make_app, isolated_home):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 
 from .conftest import wait_for, wait_ready
@@ -16,6 +18,7 @@ def welcome_source(app) -> str:
     return next(n.source for n in notices if "Type a message" in n.source)
 
 
+@pytest.mark.app
 async def test_welcome_names_the_remapped_keys(make_app, isolated_home):
     """With send, newline, sessions and palette remapped, the welcome names the new keys and
     none of the defaults it used to hard-code."""
@@ -35,6 +38,7 @@ async def test_welcome_names_the_remapped_keys(make_app, isolated_home):
             assert default not in text
 
 
+@pytest.mark.app
 async def test_welcome_names_the_default_keys_without_a_keymap(make_app):
     """No keymap: the welcome names Enter, ctrl+j, ctrl+s and ctrl+p as before."""
     app = make_app()

@@ -9,6 +9,8 @@ import time
 
 from textual.widgets import Input, OptionList
 
+import pytest
+
 from birdie_tui.service.rows import SessionRow
 from birdie_tui.tui.screens.session_browser import LOADING_MESSAGE, SessionBrowser, matches
 from birdie_tui.tui.screens.session_list import PAGE
@@ -171,6 +173,7 @@ async def test_typing_then_enter_in_one_burst_opens_the_first_match():
         assert app.results == [("switch", "2026-01-01_1")]
 
 
+@pytest.mark.slow
 async def test_a_long_list_makes_a_page_of_options_and_grows_as_the_end_nears():
     """1,000 rows: a page of options and a "more" line; moving down grows the list a page at
     a time, so every row can still be reached, the last one too."""
@@ -293,6 +296,7 @@ async def test_a_slow_listing_overtaken_by_a_newer_one_is_dropped():
         assert shown_ids(app) == ["s3"]
 
 
+@pytest.mark.app
 async def test_the_real_app_lists_real_session_files_from_a_worker_thread(isolated_home,
                                                                          monkeypatch):
     """ctrl+s in the real app over 300 real session files: rows come from the store's index

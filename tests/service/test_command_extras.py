@@ -1,5 +1,5 @@
-"""Issue 13's slash commands in the one command table (/cost, /history, /skill new, /tool cap,
-/cd): each handler run against a stub screen, with a stub door where its exact answers matter
+"""The slash commands Birdie users know, in the one command table (/cost, /history, /skill new,
+/tool cap, /cd): each handler run against a stub screen, with a stub door where its exact answers matter
 and the real door (offline model) where the round trip does."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from .test_command_table import StubUI, run
 
 
 class Screen(StubUI):
-    """The stub screen, plus the abilities issue 13's commands use."""
+    """The stub screen, plus the abilities these commands use."""
 
     def __init__(self, door, *, running: bool = False) -> None:
         super().__init__(door)
