@@ -101,7 +101,9 @@ class SessionDesk:
         if meta is None or not meta.saved or view in self.turning:
             return SessionPulse()
         head, known = await view.history_head()
-        seen = self._seen.get(meta.id, head)  # the first look is the baseline
+        # Changed: a head this engine neither wrote nor read, not told already. No baseline
+        # is taken from a first look: the other process may have written before it.
+        seen = self._seen.get(meta.id)
         self._seen[meta.id] = head
         changed = head != seen and not known
         if changed:
