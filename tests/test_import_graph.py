@@ -168,3 +168,13 @@ def test_cli_and_tui_share_parsers_without_importing_each_other():
     tui = {m for m in graph if m.startswith("birdie_tui.tui")}
     assert not any("birdie_tui.cli" in graph[m] for m in tui)
     assert "birdie_tui.args" in graph["birdie_tui.tui"]
+
+
+def test_the_server_never_imports_the_door():
+    """`birdie_tui.server` (the LangGraph graphs) is a front end of the core like the door, not
+    a client of it: what both need (the catalog's rows) lives in a shared leaf."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.startswith("birdie_tui.server")
+                 for dep in deps if dep.startswith("birdie_tui.service"))
+    assert bad == []
