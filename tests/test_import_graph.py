@@ -178,3 +178,9 @@ def test_the_server_never_imports_the_door():
                  if mod.startswith("birdie_tui.server")
                  for dep in deps if dep.startswith("birdie_tui.service"))
     assert bad == []
+
+
+def test_headless_goes_through_the_door():
+    """The command-line modes (`headless.py`) never build an engine of their own: they reach
+    the agent through the door (`birdie_tui.service`), as the TUI does."""
+    assert "birdie_tui.agent.engine" not in import_graph()["birdie_tui.headless"]
