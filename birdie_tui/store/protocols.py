@@ -11,7 +11,7 @@ import builtins
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import date
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .memory import MemoryEntry
 from .session_meta import SessionMeta, SessionSummary
@@ -20,6 +20,7 @@ __all__ = ["MemoryStoreProtocol", "SessionStoreProtocol", "TurnLockProtocol"]
 
 
 
+@runtime_checkable
 class TurnLockProtocol(Protocol):
     """One session's turn lock: held by the process whose turn is running in it."""
 
@@ -33,6 +34,7 @@ class TurnLockProtocol(Protocol):
     def release(self) -> None: ...
 
 
+@runtime_checkable
 class SessionStoreProtocol(Protocol):
     """Sessions' metadata: ids ``YYYY-MM-DD_N`` (never reused), load and save, lists newest
     first, the locks that let processes share a session, and delete."""
@@ -79,6 +81,7 @@ class SessionStoreProtocol(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
 class MemoryStoreProtocol(Protocol):
     """One user's long-term notes, oldest first."""
 
