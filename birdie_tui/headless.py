@@ -302,7 +302,7 @@ def _emit(obj: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------------- skills check
 def skills_command(args: argparse.Namespace) -> int:
-    from birdie_tui.agent.engine import default_skill_dirs
+    from birdie_tui.agent.options import default_skill_dirs
     from birdie_tui.secrets import scrub
     from birdie_tui.skills.loader import load_skills
     from birdie_tui.store.paths import BirdiePaths
@@ -353,26 +353,16 @@ async def _sessions_list(args: argparse.Namespace) -> int:
 
 
 async def _sessions_export(args: argparse.Namespace) -> int:
-    from birdie_tui.agent.engine import Engine, EngineOptions
-    from birdie_tui.agent.export import export_session
-    from birdie_tui.providers.config import ProviderConfig
+    from birdie_tui.service import local_birdie
+    from birdie_tui.service.protocol import SessionNotFound
     from birdie_tui.store.paths import validate_session_id
 
     validate_session_id(args.id)
-    options = EngineOptions(**birdie_options(args))
-    options.provider = ProviderConfig(vendor="offline")  # export needs no model or key
-    engine = Engine(options)
     try:
-        await engine.start()
-        meta = engine.sessions.load(args.id)
-        if meta is None:
-            return _fail(f"session {args.id!r} not found for user {engine.user!r}", 1)
-        # `session_id` reads that session's thread; no session needs to be opened for it.
-        text = export_session(meta, await engine.messages(args.id),
-                              await engine.contexts(args.id), args.format,
-                              summary=await engine.rolling_summary(args.id))
-        text = _shown(text, sys.stdout)
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return 0
-    finally:
-        await engine.aclose()
+        # Through the door, without opening the session (nor starting the door).
+        text = await local_birdie(**birdie_options(args)).export_stored(args.id, args.format)
+    except SessionNotFound as exc:
+        return _fail(str(exc), 1)
+    text = _shown(text, sys.stdout)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -178,3 +178,19 @@ def test_the_tui_tests_never_reach_past_the_door():
                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                if ".engine" in line]
     assert reaches == []
+
+
+def test_the_server_never_imports_the_door():
+    """`birdie_tui.server` (the LangGraph graphs) is a front end of the core like the door, not
+    a client of it: what both need (the catalog's rows) lives in a shared leaf."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.startswith("birdie_tui.server")
+                 for dep in deps if dep.startswith("birdie_tui.service"))
+    assert bad == []
+
+
+def test_headless_goes_through_the_door():
+    """The command-line modes (`headless.py`) never build an engine of their own: they reach
+    the agent through the door (`birdie_tui.service`), as the TUI does."""
+    assert "birdie_tui.agent.engine" not in import_graph()["birdie_tui.headless"]

@@ -1,7 +1,7 @@
 """What a remote front end lists: the server's skills, tools, MCP servers, model and settings,
-as the JSON dicts of the front door's rows (`service.rows`), for a given set of grants.
+as the JSON dicts of the front door's rows (`birdie_tui.catalog`), for a given set of grants.
 
-The rows are built by the same builders the local service uses (`service.local_rows`), over
+The rows are built by the same builders the local service uses (`birdie_tui.catalog`), over
 a small view of the runtime that answers as the engine does.
 """
 
@@ -12,13 +12,13 @@ from typing import Any
 
 from birdie_tui.args import version
 from birdie_tui.server.runtime import BirdieRuntime
-from birdie_tui.service import local_rows
-from birdie_tui.service.rows import MemoryNote, ModelFacts, SettingsRow, ToolRow
+from birdie_tui.catalog import (MemoryNote, ModelFacts, SettingsRow, ToolRow, broken_files,
+                                mcp_row, skill_rows)
 from birdie_tui.skills.policy import SkillPolicy
 
 
 class _EngineView:
-    """The engine's answers `local_rows` needs, from the runtime and the given grants."""
+    """The engine's answers the catalog builders need, from the runtime and the given grants."""
 
     def __init__(self, rt: BirdieRuntime, policy: SkillPolicy):
         self.registry = rt.registry
@@ -45,11 +45,11 @@ async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[st
     tools = [ToolRow(t.name, (t.description or "").splitlines()[0] if t.description else "")
              for t in await box.tools()]
     return {
-        "skills": [asdict(row) for row in local_rows.skill_rows(view)],
-        "broken": [asdict(row) for row in local_rows.broken_files(view)],
+        "skills": [asdict(row) for row in skill_rows(view)],
+        "broken": [asdict(row) for row in broken_files(view)],
         "tools": [asdict(row) for row in tools],
         # After the tools: listing them starts the enabled MCP servers, whose state this says.
-        "mcp": [asdict(local_rows.mcp_row(s)) for s in view.mcp_status()],
+        "mcp": [asdict(mcp_row(s)) for s in view.mcp_status()],
         "model": asdict(ModelFacts(rt.model_label, rt.context_window, rt.price)),
         # The server's long-term memory, which every run's prompt carries (read-only remotely).
         "memory": [asdict(MemoryNote(e.id, e.content)) for e in rt.memory.entries()],

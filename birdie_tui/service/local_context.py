@@ -13,12 +13,13 @@ from typing import Any
 
 from birdie_tui.events import ChangeEvent, Compacted, StatusChanged
 from birdie_tui.modes import LOADING_MODES, LoadingMode, loading_mode_of
-from birdie_tui.service.protocol import BirdieError
+from birdie_tui.service.protocol import BirdieError, SessionNotFound
 from birdie_tui.service.rows import CallContext, CompactionRow
 
 
 class LocalContext:
     engine: Any
+    _options: dict[str, Any]
     _emit: Callable[[ChangeEvent], None]
     _emit_totals: Callable[[], None]
 
@@ -102,3 +103,26 @@ class LocalContext:
         return export_session(self.engine.require_session(), await self.engine.messages(),
                               await self.engine.contexts(), fmt,
                               summary=await self.engine.rolling_summary())
+
+    async def export_stored(self, session_id: str, fmt: str = "markdown") -> str:
+        """A stored session, by id, as `export` gives the open one — without starting the
+        door or opening the session (`sessions export`). The offline model stands in: an
+        export needs no model or key. SessionNotFound when the user has no such session."""
+        from birdie_tui.agent.engine import Engine, EngineOptions
+        from birdie_tui.agent.export import export_session
+        from birdie_tui.providers.config import ProviderConfig
+
+        options = EngineOptions(**self._options)
+        options.provider = ProviderConfig(vendor="offline")
+        engine = Engine(options)
+        try:
+            await engine.start()
+            meta = engine.sessions.load(session_id)
+            if meta is None:
+                raise SessionNotFound(f"session {session_id!r} not found for user {engine.user!r}")
+            # `session_id` reads that session's thread; no session needs to be opened for it.
+            return export_session(meta, await engine.messages(session_id),
+                                  await engine.contexts(session_id), fmt,
+                                  summary=await engine.rolling_summary(session_id))
+        finally:
+            await engine.aclose()

@@ -4,74 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+# Catalog rows are built in a leaf the server shares; the door's callers find them here too.
+from birdie_tui.catalog import broken_files as broken_files
+from birdie_tui.catalog import mcp_row as mcp_row
+from birdie_tui.catalog import skill_rows as skill_rows
 from birdie_tui.store.session_meta import SessionSummary
 from birdie_tui.service.rows import (
-    BrokenSkillFile,
     InjectionRow,
     InjectionView,
-    McpRow,
     SessionRow,
-    SkillRow,
     Status,
     ToolCallItem,
     TranscriptItem,
     UserTurn,
 )
-
-
-def skill_rows(engine: Any) -> list[SkillRow]:
-    """Every loaded skill with its state for this session, and why it is in trouble, if it is
-    (a file whose reload broke, an MCP server that failed)."""
-    servers = {s.skill: s for s in engine.mcp_status()}
-    rows = []
-    for skill in engine.skills():
-        server = servers.get(skill.name)
-        # An MCP skill's tools are known once its server has listed them.
-        tools = tuple(t.name for t in skill.tools) + (server.tools if server else ())
-        failed = server.error if server is not None and server.state == "failed" else None
-        rows.append(SkillRow(
-            name=skill.name,
-            kind=skill.kind,
-            description=skill.description,
-            tool_count=len(tools),
-            tags=tuple(skill.tags),
-            triggers=tuple(skill.triggers),
-            tool_names=tools,
-            enabled=engine.is_enabled(skill),
-            enabled_by_default=skill.enabled_by_default,
-            error=_broken_line(engine.broken_skills.get(skill.name))
-            or (f"MCP server failed: {failed}" if failed else None),
-            server=_server_line(server) if server is not None else None,
-            mcp=skill.mcp_server is not None,
-        ))
-    return rows
-
-
-def _broken_line(error: Any) -> str | None:
-    if error is None:
-        return None
-    from birdie_tui.skills.reload import short_error
-
-    return f"file broken, last good version in use — {short_error(error)}"
-
-
-def _server_line(status: Any) -> str:
-    state = {"not started": "not started (starts on first use)",
-             "failed": "failed"}.get(status.state, status.describe())
-    return f"{status.transport} · {state}"
-
-
-def mcp_row(status: Any) -> McpRow:
-    """A server's row; its target (a URL may carry credentials) is scrubbed."""
-    from birdie_tui.secrets import scrub
-
-    return McpRow(skill=status.skill, transport=status.transport, target=scrub(status.target),
-                  state=status.state, enabled=status.enabled, tools=tuple(status.tools),
-                  error=status.error, restarts=status.restarts)
-
-
-def broken_files(engine: Any) -> list[BrokenSkillFile]:
-    return [BrokenSkillFile(e.path, e.line, e.message) for e in engine.registry.errors]
 
 
 def status_row(engine: Any) -> Status:

@@ -55,6 +55,10 @@ class BirdieError(Exception):
     broken: tuple[BrokenSkillFile, ...] = ()
 
 
+class SessionNotFound(BirdieError):
+    """No session with the asked id (`sessions export` says it and exits 1, not 2)."""
+
+
 class Birdie(Protocol):
     # -------------------------------------------------------------- life
     async def start(self, *, session_id: str | None = None, continue_last: bool = False,

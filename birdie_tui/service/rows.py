@@ -12,6 +12,9 @@ from typing import Any
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.ledger import CallUsage, TokenLedger
 from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
+# The catalog's rows live in a leaf the server shares (it does not import the door).
+from birdie_tui.catalog import (BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
+                                SkillRow, ToolRow)
 # The modes' one spelling, for front ends (which import nothing of the core but the door).
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, LoadingMode
 
@@ -22,29 +25,6 @@ __all__ = [
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
 ]
-
-
-@dataclass(frozen=True)
-class SkillRow:
-    name: str
-    kind: str  # tools | knowledge | always | agent-skill | mcp
-    description: str
-    tool_count: int
-    tags: tuple[str, ...] = ()
-    triggers: tuple[str, ...] = ()
-    tool_names: tuple[str, ...] = ()
-    enabled: bool = True  # for this session, after policy
-    enabled_by_default: bool = True
-    error: str | None = None  # e.g. a broken reload or a dead MCP server: "file:line: message"
-    server: str | None = None  # MCP skills: the server's state, e.g. "running · 2 tools"
-    mcp: bool = False  # its tools come from an MCP server
-
-
-@dataclass(frozen=True)
-class BrokenSkillFile:
-    path: str
-    line: int | None
-    message: str
 
 
 @dataclass(frozen=True)
@@ -136,50 +116,11 @@ class Status:
 
 
 @dataclass(frozen=True)
-class McpRow:
-    skill: str
-    transport: str
-    target: str
-    state: str  # not started | starting | running | failed | exited
-    enabled: bool
-    tools: tuple[str, ...] = ()
-    error: str | None = None
-    restarts: int = 0
-
-
-@dataclass(frozen=True)
 class ModelChoice:
     vendor: str
     models: tuple[str, ...]
     current: bool  # the vendor in use
     current_model: str | None = None
-
-
-@dataclass(frozen=True)
-class ModelFacts:
-    label: str
-    context_window: int | None
-    price: tuple[float, float, float] | None  # USD per million: input, output, cached
-
-
-@dataclass(frozen=True)
-class MemoryNote:
-    id: str
-    content: str
-
-
-@dataclass(frozen=True)
-class ToolRow:
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class SettingsRow:
-    theme: str = "birdie-dark"
-    tool_output: str = "full"  # full | short | off
-    keymap: tuple[tuple[str, str], ...] = ()
-    notify: bool = True  # bell + OSC 9 when a turn ends or an approval waits, unfocused
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from birdie_tui.regular_files import read_regular
 
 from .memory import MemoryStore
 from .paths import BirdiePaths
+from .protocols import MemoryStoreProtocol, SessionStoreProtocol
 from .pg.urls import is_postgres_url, mask_url
 from .sessions import SessionStore
 
@@ -63,7 +64,8 @@ def _checked(value: str | None) -> str | None:
     return url
 
 
-def open_session_store(paths: BirdiePaths, user: str, url: str | None) -> Any:
+def open_session_store(paths: BirdiePaths, user: str, url: str | None
+                       ) -> SessionStoreProtocol:
     """`SessionStore` under BIRDIE_HOME, or `PgSessionStore` on the database at `url`."""
     if not url:
         return SessionStore(paths, user)
@@ -72,7 +74,8 @@ def open_session_store(paths: BirdiePaths, user: str, url: str | None) -> Any:
     return PgSessionStore(url, user)
 
 
-def open_memory_store(paths: BirdiePaths, user: str, url: str | None) -> Any:
+def open_memory_store(paths: BirdiePaths, user: str, url: str | None
+                      ) -> MemoryStoreProtocol:
     """`MemoryStore` under BIRDIE_HOME, or `PgMemoryStore` on the database at `url`."""
     if not url:
         return MemoryStore(paths, user)

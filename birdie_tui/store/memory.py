@@ -79,6 +79,9 @@ class MemoryStore:
     def path(self) -> Path:
         return self.paths.memory_file(self.user)
 
+    def close(self) -> None:
+        """Nothing to release (the file is read per call); the database store has connections."""
+
     def _read(self) -> dict[str, Any]:
         data = read_json(self.path, on_corrupt=self.warnings.append, label="memory file",
                          logs_dir=self.paths.logs_dir)

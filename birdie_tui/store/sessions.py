@@ -17,13 +17,16 @@ the session's turn lock (`turn_lock`).
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from .jsonio import FILE_MODE, dumps_readable, read_json, write_json_atomic
 from .paths import BirdiePaths, validate_user
@@ -31,7 +34,8 @@ from .session_index import SESSION_FILE_RE as _SESSION_FILE_RE
 from .session_index import SessionIndex
 from .session_lock import WRITE_LOCK_NAME, TurnLock, write_lock
 from .session_merge import merge_session
-from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, SessionSummary, _as_int, _now
+from .session_common import Listed, SessionStoreBase, is_empty, without_empty
+from .session_meta import TOKEN_LOG_LIMIT, SessionMeta, SessionSummary, _now
 
 __all__ = ["TOKEN_LOG_LIMIT", "TOMBSTONE_SUFFIX", "SessionMeta", "SessionStore", "SessionSummary",
            "without_empty"]
@@ -42,28 +46,13 @@ LOCK_SUFFIX = ".lock"
 _IN_FLIGHT_SECONDS = 30.0
 
 
-def without_empty(metas: list, include_empty: bool, keep: str | None,
-                  threads_of: Callable[[list[str]], set[str] | None]) -> list:
-    """`metas` less the empty sessions (no turn, no title and no history), unless
-    `include_empty`; `keep` always stays. `threads_of(ids)` says which of them have history
-    (None: it cannot be told, and then nothing is hidden); it is asked only when some session
-    looks empty, and only about those."""
-    if include_empty:
-        return metas
-    looks_empty = [m for m in metas if m.is_empty and m.id != keep]
-    if not looks_empty:
-        return metas
-    threads = threads_of([m.id for m in looks_empty])
-    empty = {m.id for m in looks_empty if SessionStore._is_empty(m, threads)}
-    return [m for m in metas if m.id not in empty] if empty else metas
-
 
 def _sort_key(session_id: str) -> tuple[str, int]:
     day, _, n = session_id.rpartition("_")
     return (day, int(n) if n.isdigit() else 0)
 
 
-class SessionStore:
+class SessionStore(SessionStoreBase):
     """The session files of one user. Problems found while reading are appended to ``warnings``."""
 
     def __init__(self, paths: BirdiePaths, user: str) -> None:
@@ -75,6 +64,9 @@ class SessionStore:
     @property
     def user_dir(self) -> Path:
         return self.paths.user_dir(self.user)
+
+    def close(self) -> None:
+        """Nothing to release (files are opened per call); the database store has connections."""
 
     # -- ids -----------------------------------------------------------------------------------
 
@@ -186,7 +178,7 @@ class SessionStore:
             return None
         return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
 
-    def _read(self, path: Path, st: os.stat_result) -> dict | None:
+    def _read(self, path: Path, st: os.stat_result) -> dict[str, Any] | None:
         """A session file's object; None if being created, or corrupt (moved aside, warned)."""
         if st.st_size == 0 and time.time() - st.st_mtime < _IN_FLIGHT_SECONDS:
             return None
@@ -208,7 +200,7 @@ class SessionStore:
         return self._without_empty(metas, include_empty, keep)
 
     def summaries(self, include_empty: bool = False, *,
-                  keep: str | None = None) -> list[SessionSummary]:
+                  keep: str | None = None) -> builtins.list[SessionSummary]:
         """`list`'s sessions — the same ones, in the same order, by the same rules (empty ones,
         ``keep``, corrupt files moved aside and announced) — as read-only summaries, from the
         index: one directory scan, a stat per file, and only new or changed files read."""
@@ -222,7 +214,8 @@ class SessionStore:
             return None
         return SessionSummary.from_dict(data, id=name[: -len(".json")], user_id=self.user)
 
-    def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
+    def _without_empty(self, metas: builtins.list[Listed], include_empty: bool,
+                       keep: str | None) -> builtins.list[Listed]:
         return without_empty(metas, include_empty, keep, self._checkpoint_threads)
 
     def latest(self, include_empty: bool = False) -> SessionMeta | None:
@@ -234,15 +227,10 @@ class SessionStore:
                 continue
             if not include_empty and meta.is_empty:
                 threads = self._checkpoint_threads() if threads is None else threads
-                if self._is_empty(meta, threads):
+                if is_empty(meta, threads):
                     continue
             return meta
         return None
-
-    @staticmethod
-    def _is_empty(meta: SessionMeta | SessionSummary, threads: set[str] | None) -> bool:
-        # An unreadable database: keep the session listed rather than hide a conversation.
-        return meta.is_empty and threads is not None and meta.id not in threads
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -282,14 +270,14 @@ class SessionStore:
         meta.mark_written(written)
         return meta
 
-    def _read_current(self, path: Path) -> dict | None:
+    def _read_current(self, path: Path) -> dict[str, Any] | None:
         try:
             st = path.stat()
         except FileNotFoundError:
             return None
         return self._read(path, st)
 
-    def write_lock(self):
+    def write_lock(self) -> AbstractContextManager[None]:
         """The user's write lock (see `session_lock`), a context manager."""
         self.paths.ensure_user_dir(self.user)
         return write_lock(self.user_dir / WRITE_LOCK_NAME)
@@ -298,38 +286,6 @@ class SessionStore:
         """The session's turn lock (not taken yet)."""
         self.paths.ensure_user_dir(self.user)
         return TurnLock(self.paths.session_file(self.user, session_id).with_suffix(LOCK_SUFFIX))
-
-    def record_turn(self, meta: SessionMeta, input_tokens: int, output_tokens: int, *,
-                    carried: tuple[int, int] = (0, 0), cached: int = 0,
-                    cost: float | None = None, model: str | None = None) -> SessionMeta:
-        """Count one turn and its token usage, then save. ``carried`` tokens (of a turn taken
-        back for a retry) are already in the totals: they only join this turn's log entry.
-        ``cost`` None (a price unknown) makes the session's recorded cost unknown too. The
-        turn's own figures (with ``model``, the label of the model that ran it) join
-        ``turn_costs``, which `/cost` lists."""
-        inp, out = _as_int(input_tokens), _as_int(output_tokens)
-        if meta.cost_usd is None and not (meta.input_tokens or meta.output_tokens):
-            meta.cost_usd = 0.0  # a session that starts with prices recorded
-        meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
-        meta.turns += 1
-        meta.input_tokens += inp
-        meta.output_tokens += out
-        meta.cached_input_tokens += _as_int(cached)
-        meta.token_log.append({"input": inp + _as_int(carried[0]),
-                               "output": out + _as_int(carried[1])})
-        del meta.token_log[:-TOKEN_LOG_LIMIT]
-        meta.turn_costs.append({"turn": meta.turns, "model": model or "", "input": inp,
-                                "cached": _as_int(cached), "output": out, "cost": cost})
-        del meta.turn_costs[:-TOKEN_LOG_LIMIT]
-        self.save(meta)
-        return meta
-
-    def set_title(self, meta: SessionMeta, title: str | None) -> SessionMeta:
-        """Set (or with None/blank, clear) the title, then save."""
-        cleaned = " ".join((title or "").split())
-        meta.title = cleaned or None
-        self.save(meta)
-        return meta
 
     def delete(self, session_id: str) -> bool:
         """Drop the session's checkpoint rows, then its JSON. True if a JSON file was removed.

@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from .connect import scalar
 from .sessions import _NEXT, PgSessionStore
 
 __all__ = ["PgTransferStore"]
@@ -48,7 +49,7 @@ class PgTransferStore(PgSessionStore):
         def work(conn: psycopg.Connection) -> str:
             with conn.transaction():
                 while True:
-                    sid = f"{day}_{conn.execute(_NEXT, (when,)).fetchone()[0]}"
+                    sid = f"{day}_{scalar(conn, _NEXT, (when,))}"
                     if not self._taken_elsewhere(conn, sid):
                         return sid
         return self._db.run(work)

@@ -13,7 +13,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -63,12 +63,22 @@ def connect(url: str, user: str = "birdie-tui") -> psycopg.Connection:
     quiet_client_libraries()
     try:
         conn = psycopg.connect(url, autocommit=True, application_name=application_name(user),
-                               connect_timeout=min(CONNECT_TIMEOUT, network_timeout()))
+                               # str(): the text psycopg makes of the number anyway
+                               connect_timeout=str(min(CONNECT_TIMEOUT, network_timeout())))
     except psycopg.Error as exc:
         raise DatabaseUnavailable(
             f"cannot connect to {where(url)}: {_one_line(exc, url)}") from None
     nul_text.register(conn)  # a NUL in a message is stored, not refused (see nul_text)
     return conn
+
+
+def scalar(conn: psycopg.Connection[Any], query: str,
+           params: tuple[object, ...] | None = None) -> Any:
+    """The first column of the one row `query` returns (a function call, a RETURNING)."""
+    row = conn.execute(query, params).fetchone()
+    if row is None:  # only a statement that returns no row gets here: a bug, said plainly
+        raise LookupError(f"no row from {query.split()[0]} statement")
+    return row[0]
 
 
 class PgClient:
@@ -78,7 +88,7 @@ class PgClient:
     ``on_connect(conn)`` runs on every new connection (migrations)."""
 
     def __init__(self, url: str, user: str,
-                 on_connect: Callable[[psycopg.Connection], None] | None = None) -> None:
+                 on_connect: Callable[[psycopg.Connection], object] | None = None) -> None:
         self.url, self.user = url, user
         self._on_connect = on_connect
         self._conn: psycopg.Connection | None = None

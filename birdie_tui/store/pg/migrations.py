@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import psycopg
 
-from .connect import DatabaseUnavailable
+from .connect import DatabaseUnavailable, scalar
 from .urls import where
 
 __all__ = ["LATEST", "MIGRATIONS", "SchemaTooNew", "migrate"]
@@ -72,7 +72,7 @@ class SchemaTooNew(DatabaseUnavailable):
 
 def _applied(conn: psycopg.Connection) -> set[int] | None:
     """Versions applied so far; None when there is no migrations table yet."""
-    if conn.execute("SELECT to_regclass('birdie_schema_migrations')").fetchone()[0] is None:
+    if scalar(conn, "SELECT to_regclass('birdie_schema_migrations')") is None:
         return None
     return {row[0] for row in conn.execute("SELECT version FROM birdie_schema_migrations")}
 

@@ -15,6 +15,7 @@ write records who made it (``last_user``, ``last_host``). `save` merges key by k
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import socket
 from collections.abc import Callable, Iterator
@@ -27,8 +28,8 @@ from psycopg.types.json import Jsonb
 from ..paths import validate_session_id, validate_user
 from ..session_merge import merge_session
 from ..session_meta import SessionMeta, SessionSummary, _now
-from ..sessions import SessionStore, without_empty
-from .connect import PgClient
+from ..session_common import Listed, SessionStoreBase, without_empty
+from .connect import PgClient, scalar
 from .migrations import migrate
 from .nul_text import decode
 from .turn_lock import PgTurnLock
@@ -64,7 +65,7 @@ def _split(session_id: str) -> tuple[date, int]:
     return date.fromisoformat(day), int(n)
 
 
-class PgSessionStore:
+class PgSessionStore(SessionStoreBase):
     """The sessions of a shared database, as seen by `user` (who writes). Problems found while
     reading go to ``warnings`` (none so far: rows cannot be half-written)."""
 
@@ -102,7 +103,7 @@ class PgSessionStore:
         def work(conn: psycopg.Connection) -> dict[str, Any]:
             with conn.transaction():
                 while True:
-                    n = conn.execute(_NEXT, (day,)).fetchone()[0]
+                    n = scalar(conn, _NEXT, (day,))
                     sid = f"{day.isoformat()}_{n}"
                     if self._taken_elsewhere(conn, sid):
                         continue
@@ -123,7 +124,7 @@ class PgSessionStore:
         """A tombstone, or a checkpoint thread left without its session, holds `sid`."""
         if conn.execute("SELECT 1 FROM birdie_deleted_sessions WHERE id = %s", (sid,)).fetchone():
             return True
-        if conn.execute("SELECT to_regclass('checkpoints')").fetchone()[0] is None:
+        if scalar(conn, "SELECT to_regclass('checkpoints')") is None:
             return False
         return conn.execute("SELECT 1 FROM checkpoints WHERE thread_id = %s LIMIT 1",
                             (sid,)).fetchone() is not None
@@ -160,20 +161,21 @@ class PgSessionStore:
         return self._without_empty(metas, include_empty, keep)
 
     def summaries(self, include_empty: bool = False, *,
-                  keep: str | None = None) -> list[SessionSummary]:
+                  keep: str | None = None) -> builtins.list[SessionSummary]:
         """`list`'s sessions, by the same rules, as read-only summaries: one indexed query
         over the list columns (the JSON is not read)."""
         rows = self._db.run(lambda conn: conn.execute(_SUMMARY + _NEWEST_FIRST).fetchall())
         return self._without_empty([SessionSummary._make(row)._replace(title=decode(row[5]))
                                     for row in rows], include_empty, keep)
 
-    def _without_empty(self, metas: list, include_empty: bool, keep: str | None) -> list:
+    def _without_empty(self, metas: builtins.list[Listed], include_empty: bool,
+                       keep: str | None) -> builtins.list[Listed]:
         return without_empty(metas, include_empty, keep, self._threads)
 
-    def _threads(self, among: list[str]) -> set[str] | None:
+    def _threads(self, among: builtins.list[str]) -> set[str] | None:
         """Which of `among` have checkpointed history; None if that cannot be read."""
         def work(conn: psycopg.Connection) -> set[str]:
-            if conn.execute("SELECT to_regclass('checkpoints')").fetchone()[0] is None:
+            if scalar(conn, "SELECT to_regclass('checkpoints')") is None:
                 return set()
             return {r[0] for r in conn.execute(
                 "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id = ANY(%s)",
@@ -243,7 +245,7 @@ class PgSessionStore:
         in one transaction holding the row's lock. ``change`` returns True (the session was
         active: ``updated_at`` is stamped), False (write it as it is) or None (nothing
         changed: no write). Returns the session as it now stands, or None if there is none."""
-        def work(conn: psycopg.Connection) -> tuple[SessionMeta, dict | None] | None:
+        def work(conn: psycopg.Connection) -> tuple[SessionMeta, dict[str, Any] | None] | None:
             with conn.transaction():
                 row = conn.execute("SELECT user_id, meta FROM birdie_sessions WHERE id = %s "
                                    "FOR UPDATE", (session_id,)).fetchone()
@@ -281,17 +283,13 @@ class PgSessionStore:
         """The session's turn lock (not taken yet): an advisory lock on its own connection."""
         return PgTurnLock(self.url, self.user, session_id)
 
-    # The same bookkeeping as the embedded store; both end in `save`.
-    record_turn = SessionStore.record_turn
-    set_title = SessionStore.set_title
-
     def delete(self, session_id: str) -> bool:
         """Drop the session's checkpoint rows and its row, and remember the id as deleted (it
         is never handed out again), in one transaction. True if a session was removed."""
         def work(conn: psycopg.Connection) -> bool:
             with conn.transaction():
                 for table in ("checkpoint_writes", "checkpoint_blobs", "checkpoints"):
-                    if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0]:
+                    if scalar(conn, "SELECT to_regclass(%s)", (table,)):
                         conn.execute(f"DELETE FROM {table} WHERE thread_id = %s", (session_id,))
                 conn.execute("INSERT INTO birdie_deleted_sessions (id, deleted_by) "
                              "VALUES (%s, %s) ON CONFLICT (id) DO NOTHING",

@@ -17,7 +17,7 @@ from zlib import crc32
 
 import psycopg
 
-from .connect import APP_PREFIX, connect
+from .connect import APP_PREFIX, connect, scalar
 
 __all__ = ["PgTurnLock", "lock_key"]
 
@@ -64,12 +64,10 @@ class PgTurnLock:
         if self._held:
             return True
         try:
-            got = self._connection().execute(
-                "SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
+            got = scalar(self._connection(), "SELECT pg_try_advisory_lock(%s)", (self.key,))
         except psycopg.OperationalError:
             self._close()
-            got = self._connection().execute(
-                "SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()[0]
+            got = scalar(self._connection(), "SELECT pg_try_advisory_lock(%s)", (self.key,))
         self._held = bool(got)
         return self._held
 
@@ -84,7 +82,7 @@ class PgTurnLock:
             return None
         name, backend = row
         if name and name.startswith(APP_PREFIX):
-            return name[len(APP_PREFIX):]
+            return str(name[len(APP_PREFIX):])
         return f"{name or 'a database client'} (backend pid {backend})"
 
     def release(self) -> None:
