@@ -85,6 +85,12 @@ def _guarded(run: Callable[[], Awaitable[int]]) -> int:
             return asyncio.run(run())
     except _user_errors() as exc:
         return _fail(str(exc))
+    except ConnectionError as exc:
+        # A database or server lost at any moment (`DatabaseUnavailable`) is already one line
+        # naming it; anything else of the kind is a bug to see whole.
+        if getattr(exc, "user_facing", False) is not True:
+            raise
+        return _fail(str(exc), EXIT_TURN_FAILED)
 
 
 def birdie_options(args: argparse.Namespace) -> dict[str, Any]:
