@@ -57,13 +57,12 @@ def test_a_changed_copy_keeps_the_json_form():
         "evicted": [{"name": "old", "why": "lru"}], "not_loaded": ["spare"]}
 
 
-def test_the_old_module_name_is_the_same_vocabulary():
-    """`birdie_tui.agent.events` re-exports the very classes (an engine module importing it
-    and a front end importing `birdie_tui.events` see one `TokenStreamed`)."""
-    from birdie_tui.agent import events as old
+def test_the_vocabulary_has_one_home():
+    """Only `birdie_tui.events` defines the events: the engine's old module name is gone, so
+    no second import path can hand out a look-alike."""
+    import importlib.util
 
-    assert old.TokenStreamed is events.TokenStreamed
-    assert old.TurnEvent == events.TurnEvent
+    assert importlib.util.find_spec("birdie_tui.agent.events") is None
 
 
 def test_importing_the_events_loads_nothing_heavy():

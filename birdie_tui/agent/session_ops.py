@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from birdie_tui.agent.accounting import TokenAccount, take_back_turn
-from birdie_tui.agent.events import SessionOpened
+from birdie_tui.events import SessionOpened
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.options import EngineError

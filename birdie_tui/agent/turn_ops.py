@@ -18,7 +18,7 @@ from langgraph.types import Command
 from birdie_tui.agent.accounting import usage_after
 from birdie_tui.agent.approval_ops import interrupts_in, resume_value
 from birdie_tui.agent.approvals import ApprovalAnswer
-from birdie_tui.agent.events import (
+from birdie_tui.events import (
     ApprovalDecided,
     TurnDone,
     TurnError,
