@@ -156,10 +156,14 @@ class TurnRunner:
 
     # ------------------------------------------------------------------ its session's place
     def park(self, session_id: str) -> None:
-        """Another session is shown: the turn runs on, its events recorded."""
+        """Another session is shown: the turn runs on, its events recorded. A dialog open for
+        it closes unanswered (a question about one session never stands over another): the
+        step stays pending and is asked again when its session is shown."""
         self._post_tokens()
         self.session_id, self.shown = session_id, False
         self._on_screen.clear()
+        if self.dialog is not None:
+            self.dialog.leave()
 
     def before_turn(self, items: list[Any]) -> list[Any]:
         """The transcript without what this (still running) turn added: `replay` shows it."""
