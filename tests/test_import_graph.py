@@ -12,7 +12,7 @@ from pathlib import Path
 import birdie_tui
 
 ROOT = Path(birdie_tui.__file__).parent
-CORE = ("skills", "agent", "providers", "mcp", "store")
+CORE = ("skills", "tools", "agent", "providers", "mcp", "store")
 
 
 def module_name(path: Path) -> str:
@@ -114,11 +114,22 @@ def test_no_import_cycles_in_the_package():
 
 
 def test_the_core_never_imports_the_tui_or_the_service():
-    """The core (skills, agent, providers, mcp, store) never imports the TUI or the service."""
+    """The core (skills, tools, agent, providers, mcp, store) never imports the TUI or the
+    service."""
     graph = import_graph()
     bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
            if mod.split(".")[1] in CORE
            and dep.startswith(("birdie_tui.tui", "birdie_tui.service"))]
+    assert bad == []
+
+
+def test_the_skill_format_never_imports_what_runs_tools():
+    """`birdie_tui.skills` (the SKILL.MD format) never imports `birdie_tui.tools` (what runs a
+    tool): the tools read the format's models, never the other way round."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.startswith("birdie_tui.skills")
+                 for dep in deps if dep.startswith("birdie_tui.tools"))
     assert bad == []
 
 
