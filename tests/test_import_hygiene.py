@@ -34,7 +34,7 @@ def test_core_never_imports_textual(isolated_home):
     loaded = loaded_after(
         isolated_home,
         "birdie_tui.skills", "birdie_tui.agent.engine", "birdie_tui.providers",
-        "birdie_tui.store", "birdie_tui.headless", "birdie_tui.cli",
+        "birdie_tui.store", "birdie_tui.cli.headless", "birdie_tui.cli",
     )
     assert "birdie_tui" in loaded and "langgraph" in loaded  # the engine really was imported
     assert "textual" not in loaded
