@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 __all__ = ["resume_command", "resume_line"]
 
 PROG = "birdie-tui"
-# Where a URL holding a password or token is read from instead (`args.py`, `store/database.py`).
+# Where a URL holding a password or token is read from instead (`cli/args.py`, `store/database.py`).
 URL_VARIABLES = {"--server": "BIRDIE_SERVER", "--database-url": "BIRDIE_DATABASE_URL"}
 
 

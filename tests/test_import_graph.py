@@ -12,7 +12,7 @@ from pathlib import Path
 import birdie_tui
 
 ROOT = Path(birdie_tui.__file__).parent
-CORE = ("skills", "agent", "providers", "mcp", "store")
+CORE = ("skills", "tools", "agent", "providers", "mcp", "store")
 
 
 def module_name(path: Path) -> str:
@@ -103,7 +103,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_is_read_correctly():
     """The reader sees lazy and relative imports (else the tests below prove nothing)."""
     graph = import_graph()
-    assert "birdie_tui.headless" in graph["birdie_tui.cli"]  # imported inside main()
+    assert "birdie_tui.cli.headless" in graph["birdie_tui.cli"]  # imported inside main()
     assert "birdie_tui.store.jsonio" in graph["birdie_tui.store.sessions"]  # `from .jsonio`
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -114,7 +114,8 @@ def test_no_import_cycles_in_the_package():
 
 
 def test_the_core_never_imports_the_tui_or_the_service():
-    """The core (skills, agent, providers, mcp, store) never imports the TUI or the service."""
+    """The core (skills, tools, agent, providers, mcp, store) never imports the TUI or the
+    service."""
     graph = import_graph()
     bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
            if mod.split(".")[1] in CORE
@@ -122,11 +123,22 @@ def test_the_core_never_imports_the_tui_or_the_service():
     assert bad == []
 
 
+def test_the_skill_format_never_imports_what_runs_tools():
+    """`birdie_tui.skills` (the SKILL.MD format) never imports `birdie_tui.tools` (what runs a
+    tool): the tools read the format's models, never the other way round."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.startswith("birdie_tui.skills")
+                 for dep in deps if dep.startswith("birdie_tui.tools"))
+    assert bad == []
+
+
 # What the TUI may import from outside itself: the front door, the event vocabulary (with the
-# ledger's rows it names), and the shared helpers every front end uses.
+# ledger's rows it names), the shared helpers every front end uses, and of the command line
+# that starts it, its parsers and its signal handling.
 TUI_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.events", "birdie_tui.agent.ledger",
                   "birdie_tui.text", "birdie_tui.screen_text", "birdie_tui.resume",
-                  "birdie_tui.args", "birdie_tui.signals", "birdie_tui")
+                  "birdie_tui.cli.args", "birdie_tui.cli.signals", "birdie_tui")
 
 
 def test_the_tui_reaches_the_core_only_through_the_front_door():
@@ -163,11 +175,15 @@ def test_the_service_is_cheap_to_import():
 
 
 def test_cli_and_tui_share_parsers_without_importing_each_other():
-    """The TUI never imports the CLI; both get their parsers from `birdie_tui.args`."""
+    """The TUI never imports the command line's entry or its modes (`--print`, the
+    subcommands, piped stdin): of `birdie_tui.cli` it reads only the parsers and the signal
+    handling, so `create_app(argv)` reads a command line as `birdie-tui` does."""
     graph = import_graph()
     tui = {m for m in graph if m.startswith("birdie_tui.tui")}
-    assert not any("birdie_tui.cli" in graph[m] for m in tui)
-    assert "birdie_tui.args" in graph["birdie_tui.tui"]
+    shared = ("birdie_tui.cli.args", "birdie_tui.cli.signals")
+    assert not any(dep.startswith("birdie_tui.cli") and dep not in shared
+                   for m in tui for dep in graph[m])
+    assert "birdie_tui.cli.args" in graph["birdie_tui.tui"]
 
 
 def test_the_tui_tests_never_reach_past_the_door():
@@ -191,6 +207,19 @@ def test_the_server_never_imports_the_door():
 
 
 def test_headless_goes_through_the_door():
-    """The command-line modes (`headless.py`) never build an engine of their own: they reach
-    the agent through the door (`birdie_tui.service`), as the TUI does."""
-    assert "birdie_tui.agent.engine" not in import_graph()["birdie_tui.headless"]
+    """The command-line modes (`cli/headless.py`, all of `cli/`) never build an engine of their
+    own: they reach the agent through the door (`birdie_tui.service`), as the TUI does."""
+    graph = import_graph()
+    assert "birdie_tui.agent.engine" not in graph["birdie_tui.cli.headless"]
+    assert [m for m, deps in graph.items()
+            if m.startswith("birdie_tui.cli") and "birdie_tui.agent.engine" in deps] == []
+
+
+def test_only_front_ends_import_the_command_line():
+    """Nothing below the front ends imports `birdie_tui.cli`: not the core, the door or the
+    server (what they share with it, such as the resume line, lives in a leaf outside)."""
+    graph = import_graph()
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.split(".")[1:2] not in (["cli"], ["tui"])
+                 for dep in deps if dep.split(".")[1:2] == ["cli"])
+    assert bad == []

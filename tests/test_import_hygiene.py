@@ -34,7 +34,7 @@ def test_core_never_imports_textual(isolated_home):
     loaded = loaded_after(
         isolated_home,
         "birdie_tui.skills", "birdie_tui.agent.engine", "birdie_tui.providers",
-        "birdie_tui.store", "birdie_tui.headless", "birdie_tui.cli",
+        "birdie_tui.store", "birdie_tui.cli.headless", "birdie_tui.cli",
     )
     assert "birdie_tui" in loaded and "langgraph" in loaded  # the engine really was imported
     assert "textual" not in loaded
@@ -81,9 +81,11 @@ def test_cli_help_stays_light(isolated_home):
 @pytest.mark.parametrize("module", [
     "birdie_tui.skills", "birdie_tui.skills.loader", "birdie_tui.skills.parser",
     "birdie_tui.skills.registry", "birdie_tui.skills.policy", "birdie_tui.skills.models",
+    "birdie_tui.tools.entrypoints",
 ])
 def test_skills_layer_needs_no_langchain(isolated_home, module):
-    """Each skills module imports without LangChain, LangGraph or Textual."""
+    """Each skills module, and the tool runner (all of `tools/` but its LangChain adapter),
+    imports without LangChain, LangGraph or Textual."""
     loaded = loaded_after(isolated_home, module)
     for name in ("langchain_core", "langgraph", "textual"):
         assert name not in loaded, f"importing {module} pulled {name}"

@@ -251,7 +251,7 @@ def command_text(tool: Any, args: dict[str, Any]) -> str:
     """What a rule's pattern is matched against and what the dialog shows."""
     entry = getattr(tool, "entrypoint", "") or ""
     if entry.startswith("bash:"):
-        from birdie_tui.skills.entrypoints import render_command
+        from birdie_tui.tools.entrypoints import render_command
 
         try:
             return render_command(entry[len("bash:"):].strip(), args, tool.schema)

@@ -19,10 +19,10 @@ from langchain_core.tools import BaseTool
 from birdie_tui.agent.prompt import catalog_for, load_name, skill_aliases
 from birdie_tui.agent.skill_tools import make_get_skill, make_skill_tools
 from birdie_tui.providers.tokens import estimate_tokens
-from birdie_tui.skills.adapter import make_tool
 from birdie_tui.skills.models import Skill, SkillTool
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.skills.registry import SkillRegistry
+from birdie_tui.tools.adapter import make_tool
 
 # Given an MCP skill, return its server's tools (the MCP manager plugs in here).
 MCPToolSource = Callable[[Skill], Awaitable[list[BaseTool]]]

@@ -12,7 +12,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from birdie_tui.mcp.config import safe_name
 from birdie_tui.mcp.errors import MCPCallError
-from birdie_tui.skills.entrypoints import truncate_output
+from birdie_tui.tools.output import truncate_output
 
 # (MCP tool name, arguments) -> CallToolResult
 Caller = Callable[[str, dict[str, Any]], Awaitable[Any]]

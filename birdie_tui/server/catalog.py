@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from birdie_tui.args import version
-from birdie_tui.server.runtime import BirdieRuntime
+from birdie_tui import version
 from birdie_tui.catalog import (MemoryNote, ModelFacts, SettingsRow, ToolRow, broken_files,
                                 mcp_row, skill_rows)
+from birdie_tui.server.runtime import BirdieRuntime
 from birdie_tui.skills.policy import SkillPolicy
 
 

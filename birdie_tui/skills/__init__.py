@@ -1,8 +1,11 @@
-"""Skills: parsing SKILL.MD / SKILL.md, loading folders, registry, policy, entrypoints.
+"""Skills: the SKILL.MD / SKILL.md format (parsing, sections, models, schemas), loading
+folders, the registry, policy, live reload and the watcher, scaffolding, bundled skills.
+
+What runs a skill's tools (entrypoints, bash templates, the reaper, the LangChain adapter) is
+`birdie_tui.tools`, which imports this package; this package never imports it.
 
 Names are imported on first use: the TUI asks for `bundled_themes_dir` before its first paint
-and must not pay for PyYAML then. The LangChain adapter lives in
-`birdie_tui.skills.adapter` and must be imported explicitly.
+and must not pay for PyYAML then.
 """
 
 from __future__ import annotations
@@ -12,9 +15,6 @@ from typing import Any
 
 _EXPORTS = {
     "bundled_skills_dir": "bundled", "bundled_themes_dir": "bundled",
-    "MAX_TOOL_OUTPUT": "entrypoints", "ToolOutcome": "entrypoints",
-    "render_command": "entrypoints", "run_entrypoint": "entrypoints",
-    "truncate_output": "entrypoints",
     "load_skills": "loader",
     "LoadResult": "models", "MCPServerConfig": "models", "Skill": "models",
     "SkillError": "models", "SkillParseError": "models", "SkillTool": "models",

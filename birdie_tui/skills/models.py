@@ -83,7 +83,8 @@ class SkillTool:
     tags: list[str] = field(default_factory=list)  # the owning skill's tags, propagated
     line: int | None = None  # where the block starts in the file
     # Newer Birdie's `timeout:` (seconds, > 0; bounds one execution instead of the engine-wide
-    # tool timeout) and `retries:` (re-attempts after a failure), both honoured: see `call_limits`.
+    # tool timeout) and `retries:` (re-attempts after a failure), both honoured: see
+    # `tools/call_limits.py`.
     timeout_s: float | None = None
     retries: int | None = None
     # birdie-tui's `approval:` key: "ask" (always gated), "never" (never gated), or

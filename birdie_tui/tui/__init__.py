@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def create_app(argv: Sequence[str] = (), *, door_factory: DoorFactory | None = None,
                **options: Any) -> Any:
-    from birdie_tui.args import parse_main_args
+    from birdie_tui.cli.args import parse_main_args
     from birdie_tui.tui.app import BirdieApp
 
     args = parse_main_args(argv)

@@ -18,9 +18,9 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from birdie_tui.cli.signals import SignalWatch, exit_status
 from birdie_tui.screen_text import clean
 from birdie_tui.service import BirdieError, ChangeEvent
-from birdie_tui.signals import SignalWatch, exit_status
 from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot, DoorFactory

@@ -136,7 +136,7 @@ async def check_on_disk(home: Path, session_id: str, kept: list[str], *,
 
 def cleanup_tool(home: Path) -> None:
     """The slow tool's `sleep`, if a kill left it behind (reaping it is
-    tests/skills/test_proc_reaper.py's subject)."""
+    tests/tools/test_proc_reaper.py's subject)."""
     pid_file = home / "slow.pid"
     if pid_file.exists():
         try:

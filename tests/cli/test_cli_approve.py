@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.headless import _answers
+from birdie_tui.cli.headless import _answers
 from birdie_tui.service import BirdieError
 from birdie_tui.service.rows import ApprovalRequest
 

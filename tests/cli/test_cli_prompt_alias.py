@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from birdie_tui.args import main_parser, parse_main_args
+from birdie_tui.cli.args import main_parser, parse_main_args
 
 from .helpers import USER, events_of, run_cli
 

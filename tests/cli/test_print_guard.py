@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from birdie_tui import headless
+from birdie_tui.cli import headless
 from birdie_tui.store.pg.connect import DatabaseUnavailable
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from ..conftest import clean_env
-from ..skills.proc_support import (TREE_PIDS, history_is_valid, wait_for_pids, wait_gone,
+from ..tools.proc_support import (TREE_PIDS, history_is_valid, wait_for_pids, wait_gone,
                                    write_tree_skill)
 from .helpers import run_cli
 

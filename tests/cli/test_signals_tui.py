@@ -13,7 +13,7 @@ import time
 import pytest
 
 from ..pty_app import PtyApp
-from ..skills.proc_support import (POLL_LIMIT, TREE_PIDS, history_is_valid, read_pids,
+from ..tools.proc_support import (POLL_LIMIT, TREE_PIDS, history_is_valid, read_pids,
                                    wait_gone, write_tree_skill)
 from .helpers import run_cli
 

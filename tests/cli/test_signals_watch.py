@@ -15,7 +15,7 @@ pytestmark = pytest.mark.integration
 
 STUCK = r"""
 import asyncio, sys
-from birdie_tui.signals import SignalWatch
+from birdie_tui.cli.signals import SignalWatch
 
 async def main():
     watch = SignalWatch(lambda signum: print("asked", signum, flush=True),
@@ -60,7 +60,7 @@ def test_handlers_are_given_back(isolated_home):
     """Removed, the watch restores the handlers that were there before (here: the default,
     so SIGTERM ends the process as usual)."""
     code = ("import asyncio, os, signal\n"
-            "from birdie_tui.signals import SignalWatch\n"
+            "from birdie_tui.cli.signals import SignalWatch\n"
             "async def main():\n"
             "    w = SignalWatch(print); w.install(); w.remove()\n"
             "    os.kill(os.getpid(), signal.SIGTERM); await asyncio.sleep(30)\n"

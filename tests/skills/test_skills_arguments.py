@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import SkillTool, load_skills, run_entrypoint
+from birdie_tui.skills import SkillTool, load_skills
+from birdie_tui.tools.entrypoints import run_entrypoint
 from birdie_tui.skills.arguments import ArgumentError, prepare_arguments, schema_problem
 
 ECHO_PY = "def echo(**kwargs):\n    return kwargs\n"

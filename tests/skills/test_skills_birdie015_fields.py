@@ -11,7 +11,7 @@ import pytest
 from langchain_core.tools import ToolException
 
 from birdie_tui.skills import SkillParseError, parse_skill_text
-from birdie_tui.skills.adapter import make_tool
+from birdie_tui.tools.adapter import make_tool
 
 SKILL = """\
 ---

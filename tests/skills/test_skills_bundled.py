@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import SkillRegistry, bundled_skills_dir, bundled_themes_dir, load_skills, run_entrypoint
+from birdie_tui.skills import SkillRegistry, bundled_skills_dir, bundled_themes_dir, load_skills
+from birdie_tui.tools.entrypoints import run_entrypoint
 
 REPO = Path(__file__).resolve().parents[2]
 

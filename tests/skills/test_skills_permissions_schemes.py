@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from birdie_tui.cli import main as cli_main
-from birdie_tui.skills import load_skills, parse_skill_text, run_entrypoint
+from birdie_tui.skills import load_skills, parse_skill_text
+from birdie_tui.tools.entrypoints import run_entrypoint
 
 TOOLS_HEAD = "---\nname: x\ndescription: d\n---\n## Tools\n"
 

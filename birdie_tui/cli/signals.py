@@ -7,7 +7,7 @@ whose callback cancels the turn and exits the app.
 
 The clean way out is bounded: a second signal, or `GRACE_SECONDS` without an exit, ends the
 process at once (tool processes still die: the tool reaper sees the app go). SIGKILL cannot be
-caught; the reaper (`birdie_tui.skills.reaper`) covers it. SIGINT keeps its own meaning (130).
+caught; the reaper (`birdie_tui.tools.reaper`) covers it. SIGINT keeps its own meaning (130).
 """
 
 from __future__ import annotations

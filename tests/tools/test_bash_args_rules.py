@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import SkillTool, load_skills, render_command, run_entrypoint
-from birdie_tui.skills.bash_args import BashTemplateError
-from birdie_tui.skills.entrypoints import bash_script
+from birdie_tui.skills import SkillTool, load_skills
+from birdie_tui.tools.entrypoints import render_command, run_entrypoint
+from birdie_tui.tools.bash_args import BashTemplateError
+from birdie_tui.tools.entrypoints import bash_script
 
 from ..compat.conftest import birdie_env  # noqa: F401  (the session fixture: the real Birdie's venv)
 
@@ -229,7 +230,7 @@ def test_birdie_015_bash_tools_still_work(birdie_env, tmp_path, monkeypatch):  #
 
 def test_template_problem_reports_refused_templates_without_values():
     """`template_problem` says why a template can never run (for `skills check`), None when it can."""
-    from birdie_tui.skills.bash_args import template_problem
+    from birdie_tui.tools.bash_args import template_problem
 
     assert template_problem("cat -- {path}", schema(path=None)) is None
     assert template_problem("echo {x}", None) is None  # no properties: {x} is not a placeholder

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills.entrypoints import to_text
+from birdie_tui.tools.entrypoints import to_text
 
 from .bash_fuzz_support import BASH, WORK, run_template
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import MAX_TOOL_OUTPUT, SkillTool, run_entrypoint
-from birdie_tui.skills.output import TextCapture
+from birdie_tui.skills import SkillTool
+from birdie_tui.tools.entrypoints import MAX_TOOL_OUTPUT, run_entrypoint
+from birdie_tui.tools.output import TextCapture
 
 from ..conftest import clean_env
 
@@ -22,7 +23,8 @@ FIFTY_MB = 50_000_000
 MEASURE = r"""
 import asyncio, json, resource, sys, tracemalloc
 from pathlib import Path
-from birdie_tui.skills import SkillTool, run_entrypoint
+from birdie_tui.skills import SkillTool
+from birdie_tui.tools.entrypoints import run_entrypoint
 
 def tool(command):
     return SkillTool(name="t", description="d", entrypoint="bash:" + command)

@@ -20,7 +20,7 @@ import copy
 import math
 from typing import Any
 
-from .models import SkillTool
+from birdie_tui.skills.models import SkillTool
 
 TIMEOUT_PARAM = "timeout_s"
 MIN_CALL_TIMEOUT = 1.0

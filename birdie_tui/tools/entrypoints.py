@@ -1,7 +1,7 @@
 """Running a skill tool's entrypoint (`bash:`, `http:`, `python:`; `grpc:`/`container:` refused).
 
 `run_entrypoint` never raises for a tool failure: it returns `ToolOutcome(error=True)` with a
-readable message. Arguments are checked against the tool's JSON schema first (`arguments.py`).
+readable message. Arguments are checked against the tool's JSON schema first (`skills/arguments.py`).
 Bash arguments never become shell text: each placeholder is a reference to an environment
 variable that holds the value (`bash_args.py`), and bash starts with no startup files, BASH_ENV
 or imported functions; a timed-out or cancelled command has its whole process group killed,
@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from birdie_tui.secrets import tool_environment as tool_environment_without_secrets
+from birdie_tui.skills.arguments import ArgumentError, prepare_arguments
+from birdie_tui.skills.models import HTTP_METHODS, SkillTool
 from birdie_tui.text import one_line
 
-from .arguments import ArgumentError, prepare_arguments
 from .bash_args import ENV_PREFIX, BashArgumentError, BashTemplateError, bind, compile_template, preview
 from .call_limits import TIMEOUT_PARAM, call_timeout, max_timeout, retries_of, split_call_timeout
-from .models import HTTP_METHODS, SkillTool
 from .output import INVALID, MAX_TOOL_OUTPUT, TIMEOUT, TextCapture, ToolOutcome, truncate_output
 from .python_entry import run_python
 from .reaper import OWNER_VARIABLE, REAPER, tool_environment

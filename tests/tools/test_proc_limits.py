@@ -15,9 +15,9 @@ import pytest
 from langchain_core.tools import ToolException
 
 from birdie_tui.skills import parse_skill_text
-from birdie_tui.skills.adapter import make_tool
-from birdie_tui.skills.call_limits import call_timeout, retries_of
-from birdie_tui.skills.entrypoints import render_command, run_tool_call
+from birdie_tui.tools.adapter import make_tool
+from birdie_tui.tools.call_limits import call_timeout, retries_of
+from birdie_tui.tools.entrypoints import render_command, run_tool_call
 
 from ..conftest import clean_env
 

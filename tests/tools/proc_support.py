@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from birdie_tui.skills.reaper_child import _pid_alive
+from birdie_tui.tools.reaper_child import _pid_alive
 
 POLL_LIMIT = 60.0  # seconds: generous; a test fails on what it finds, never on how long it took
 

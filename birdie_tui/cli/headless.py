@@ -27,9 +27,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from birdie_tui.cli.signals import cancel_on_signal
 from birdie_tui.resume import resume_line
 from birdie_tui.screen_text import clean, literal, one_line
-from birdie_tui.signals import cancel_on_signal
 from birdie_tui.text import counted
 
 
@@ -122,7 +122,7 @@ def print_command(args: argparse.Namespace) -> int:
             await birdie.close()
 
     # SIGTERM/SIGHUP: the turn is cancelled as Esc would (tools killed, history repaired),
-    # then exit 128+signum (birdie_tui.signals)
+    # then exit 128+signum (birdie_tui.cli.signals)
     return _guarded(lambda: cancel_on_signal(run()))
 
 
@@ -157,9 +157,9 @@ def _read_stdin() -> tuple[str, str | None]:
 
 
 def _attach_piped(args: argparse.Namespace) -> str | None:
-    """Append piped stdin to the message given (birdie_tui.piped); a pipe silent for
+    """Append piped stdin to the message given (birdie_tui.cli.piped); a pipe silent for
     BIRDIE_STDIN_WAIT seconds is left, with a line on stderr, rather than waited for."""
-    from birdie_tui.piped import stdin_is_piped, stdin_ready, stdin_wait, with_piped
+    from birdie_tui.cli.piped import stdin_is_piped, stdin_ready, stdin_wait, with_piped
 
     if not stdin_is_piped():
         return None
@@ -337,7 +337,7 @@ def skills_command(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- sessions
 def sessions_command(args: argparse.Namespace) -> int:
-    from birdie_tui.sessions_cli import database_command
+    from birdie_tui.cli.sessions import database_command
 
     done = database_command(args)  # the shared database's list, import, export --to-home
     if done is not None:
@@ -348,7 +348,7 @@ def sessions_command(args: argparse.Namespace) -> int:
 
 
 async def _sessions_list(args: argparse.Namespace) -> int:
-    from birdie_tui.sessions_cli import print_sessions
+    from birdie_tui.cli.sessions import print_sessions
     from birdie_tui.store import BirdiePaths, SessionStore
     from birdie_tui.store.paths import default_user, validate_user
 

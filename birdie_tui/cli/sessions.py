@@ -1,7 +1,7 @@
 """`birdie-tui sessions ...` on a shared PostgreSQL database: `list` (the team's sessions, with
 who wrote each last), `import --from-home DIR` and `export --to-home DIR` (`agent.transfer`);
 and how any `sessions list` prints (`print_sessions`).
-Without a database URL, `list` and `export ID` stay the embedded store's (in `headless`).
+Without a database URL, `list` and `export ID` stay the embedded store's (in `cli/headless.py`).
 
 Errors are one line on stderr, exit 2: no URL, an invalid one, an unreachable database.
 """

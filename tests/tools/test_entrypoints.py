@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import MAX_TOOL_OUTPUT, SkillTool, load_skills, run_entrypoint
+from birdie_tui.skills import SkillTool, load_skills
+from birdie_tui.tools.entrypoints import MAX_TOOL_OUTPUT, run_entrypoint
 
 TOOLS_PY = '''
 import asyncio

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from birdie_tui.skills import MAX_TOOL_OUTPUT, SkillTool, render_command, run_entrypoint, truncate_output
+from birdie_tui.skills import SkillTool
+from birdie_tui.tools.entrypoints import MAX_TOOL_OUTPUT, render_command, run_entrypoint, truncate_output
 
 X_SCHEMA = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from birdie_tui.skills import bundled_skills_dir, load_skills
-from birdie_tui.skills.entrypoints import bash_script
+from birdie_tui.tools.entrypoints import bash_script
 
 from ..compat.conftest import birdie_env  # noqa: F401  (the session fixture: the real Birdie's venv)
 from .bash_fuzz_support import MARK, REFUSED, WORK, hostile, no_marker, run_template, safe_name, stub_dir

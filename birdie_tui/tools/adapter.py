@@ -1,4 +1,4 @@
-"""SkillTool → LangChain `StructuredTool` (the only module here that imports langchain_core).
+"""SkillTool → LangChain `StructuredTool` (the only module of `skills/` and `tools/` that imports langchain_core).
 
 Errors are raised as `ToolException` with `handle_tool_error=False`, so the graph's ToolNode
 turns them into an error `ToolMessage` (status="error").
@@ -10,9 +10,10 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from birdie_tui.skills.models import Skill, SkillTool
+
 from .call_limits import max_timeout, model_schema
 from .entrypoints import run_tool_call
-from .models import Skill, SkillTool
 
 
 def make_tool(tool: SkillTool, skill: Skill, *, timeout: float = 120.0,

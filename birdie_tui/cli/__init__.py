@@ -1,6 +1,12 @@
-"""Command line (docs/contracts.md, Command line): the TUI, headless `--print`, and the
-`skills` / `sessions` subcommands. Kept import-light: the engine and the TUI are imported only
-once chosen."""
+"""The command line (docs/contracts.md, Command line): `main`, the `birdie-tui` entry point,
+picks the TUI, headless `--print`, or the `skills` / `sessions` subcommands. Kept import-light:
+the engine and the TUI are imported only once chosen.
+
+The package holds what only the command line runs: the parsers (`args.py`, which
+`tui.create_app(argv)` reads too), `--print` and the subcommands (`headless.py`, `sessions.py`),
+piped stdin (`piped.py`), and SIGTERM/SIGHUP handling (`signals.py`, shared with the TUI it
+starts). `python -m birdie_tui.cli` runs `main` (`__main__.py`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from birdie_tui.args import PROG, parse_main_args, sessions_parser, skills_parser
+from birdie_tui.cli.args import PROG, parse_main_args, sessions_parser, skills_parser
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -31,7 +37,7 @@ def stdout_closed() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from birdie_tui import headless
+    from birdie_tui.cli import headless
 
     try:
         if argv and argv[0] == "skills":
@@ -53,6 +59,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     return run_app(argv)
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,7 +7,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import ToolException
 
 from birdie_tui.skills import Skill, SkillTool
-from birdie_tui.skills.adapter import make_tool
+from birdie_tui.tools.adapter import make_tool
 
 
 def _skill(tmp_path: Path, entrypoint: str) -> tuple[Skill, SkillTool]:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from birdie_tui.skills import SkillTool, run_entrypoint
-from birdie_tui.skills.reaper import OWNER_VARIABLE, REAPER
+from birdie_tui.skills import SkillTool
+from birdie_tui.tools.entrypoints import run_entrypoint
+from birdie_tui.tools.reaper import OWNER_VARIABLE, REAPER
 
 from ..conftest import clean_env
 from .proc_support import TREE_PIDS, alive, tree_command, wait_for_pids, wait_gone
@@ -22,8 +23,9 @@ from .proc_support import TREE_PIDS, alive, tree_command, wait_for_pids, wait_go
 APP = r"""
 import asyncio, os, signal, sys
 from pathlib import Path
-from birdie_tui.skills import SkillTool, run_entrypoint
-from birdie_tui.skills.reaper import REAPER
+from birdie_tui.skills import SkillTool
+from birdie_tui.tools.entrypoints import run_entrypoint
+from birdie_tui.tools.reaper import REAPER
 
 mode, commands = sys.argv[1], sys.argv[2:]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from birdie_tui.skills.adapter import make_tool
+from birdie_tui.tools.adapter import make_tool
 from birdie_tui.skills.parser import parse_skill_file
 
 KEY = "sk-test-abcdef0123456789SECRET"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from birdie_tui.skills.bash_args import BashArgumentError, BashTemplateError
-from birdie_tui.skills.entrypoints import BASH_COMMAND, bash_env, bash_script
+from birdie_tui.tools.bash_args import BashArgumentError, BashTemplateError
+from birdie_tui.tools.entrypoints import BASH_COMMAND, bash_env, bash_script
 
 BASH = shutil.which("bash") or "/bin/bash"
 # Every payload touches this file: if it ever exists, a value ran a command.

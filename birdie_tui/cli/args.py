@@ -10,6 +10,8 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from birdie_tui import version
+
 PROG = "birdie-tui"
 
 
@@ -69,19 +71,6 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
         print(f"{PROG} {version()}")
         parser.exit(0)
-
-
-def version() -> str:
-    """The installed distribution's version (falls back to the package's, then "unknown")."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version(PROG)
-    except PackageNotFoundError:
-        import birdie_tui
-
-        return str(getattr(birdie_tui, "__version__", "unknown"))
 
 
 def parse_main_args(argv: Sequence[str]) -> argparse.Namespace:
