@@ -141,7 +141,7 @@ class FakeDoor:
             self._current, new = list(self._sessions)[-1], False
         else:
             if session_id is not None:
-                problems = (f"no session {session_id!r}; a new one was opened",)
+                problems = (f"no session {session_id!r}: a new session was opened",)
             self._open_new()
             new = True
         for name in enable:
