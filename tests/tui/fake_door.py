@@ -70,6 +70,7 @@ class FakeSession:
     calls: list[CallUsage] = field(default_factory=list)  # the running (or last) turn's
     per_turn: list[int] = field(default_factory=list)  # tokens of each recorded turn
     contexts: list[CallContext] = field(default_factory=list)  # every model call's record
+    saved: bool = False  # listed from its first message on, as the engine saves it then
     elsewhere: str = ""  # who else has it open (set by a test)
     changed: bool = False  # another process added to it since the last pulse
 
@@ -162,7 +163,7 @@ class FakeDoor:
     def status(self) -> Status:
         s = self.session
         return Status(model="fake · scripted", vendor="fake", session_id=s.id, title=s.title,
-                      saved=s.turns > 0, turns=s.turns, created_at=STAMP, user=self.user,
+                      saved=s.saved, turns=s.turns, created_at=STAMP, user=self.user,
                       data_dir="/fake/home", skill_dirs=("/fake/skills",),
                       logs_dir="/fake/logs", approval_mode=self._mode)
 
@@ -195,6 +196,7 @@ class FakeDoor:
                                                 error=True))
         session.pending = []
         session.items.append(TranscriptItem(role="user", content=text))
+        session.saved = True
         if session.title is None:
             session.title = text[:40]
         session.calls = []
@@ -443,7 +445,7 @@ class FakeDoor:
         return [SessionRow(id=s.id, title=s.title or "(untitled)", updated_at=STAMP,
                            turns=s.turns, input_tokens=s.tokens_in, output_tokens=s.tokens_out,
                            current=s.id == self._current, created_at=STAMP)
-                for s in reversed(self._sessions.values()) if s.turns or s.id == self._current]
+                for s in reversed(self._sessions.values()) if s.saved or s.id == self._current]
 
     async def session_pulse(self) -> SessionPulse:
         """What `add_turn_elsewhere` did to the open session since the last look."""
@@ -459,6 +461,7 @@ class FakeDoor:
         session.items += [TranscriptItem(role="user", content=text),
                           TranscriptItem(role="assistant", content=reply)]
         session.turns += 1
+        session.saved = True
         session.elsewhere, session.changed = who, True
 
     async def transcript(self) -> list[TranscriptItem]:
