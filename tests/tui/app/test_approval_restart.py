@@ -1,7 +1,7 @@
 """An approval survives anything: the app leaving while its dialog is open, "not now", a
 session switch. The session is opened again (a new app on `--session-id`, or a switch back),
 the same request is asked, the answer runs the tool and the turn finishes in the chat; the
-history stays valid throughout."""
+history stays valid throughout. Local door only: a pending step kept on disk across app starts."""
 
 from __future__ import annotations
 
