@@ -8,16 +8,27 @@ events. mypy checks it against the protocol (`[tool.mypy] files` in pyproject.to
 
 Build the app on it: `create_app(argv, door_factory=FakeDoor.factory(door))`.
 
-A turn, by default: `session` (first turn of a session), `injected`, the reply as `token`s
-("echo: <text>"), `usage`, `done`. A message starting with "tool " also calls the tool `fake_tool`:
-`tool_call`, an `approval` (the mode decides, or the approver the TUI passed is asked),
-`tool_result`. `script` replaces the default: it gets the text and returns the events.
+It keeps the protocol's semantics, so a TUI bug shows on both doors: a turn belongs to the
+session open when it was sent (switching away keeps it running); a gated call waits for the
+approver's answer, and with none it stays pending (`pending_approvals`, `resume`; a new message
+closes it as not run); a denied call reports "The user denied this tool call."; Esc (the stream
+closed) records the reply so far marked interrupted; a raising `script` is a provider failure
+(`error`). Each model call is billed in the ledger (and told as `totals`) and leaves a context
+record. `BIRDIE_OFFLINE_TPS` paces its tokens as it does the offline model's.
+
+A turn, by default (tests/tui/fake_tools.py): `injected`, and for `call <tool> {json}` with a
+tool of an enabled skill a first `usage`, the `tool_call`, an `approval` if it is gated, the
+`tool_result` and a second `injected`; then the reply as `token`s, `usage`, `done`. `script`
+replaces it: a function from the text to the events (it may raise). `add_turn_elsewhere` plays
+another process writing to a session (`session_pulse`).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
+import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,19 +36,22 @@ from pathlib import Path
 from birdie_tui.events import (ApprovalDecided, ChangeEvent, InjectedSkill, MemoryChanged,
                                SessionOpened, SkillsChanged, SkillsInjected, StatusChanged,
                                TokenStreamed, ToolCallStarted, ToolFinished, TotalsChanged,
-                               TurnDone, TurnEvent, UsageReported)
+                               TurnDone, TurnError, TurnEvent, UsageReported)
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval_mode_of, \
     loading_mode_of
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
 from birdie_tui.service.rows import (ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
-                                     CallContext, CompactionRow, CostReport, InjectionView,
-                                     McpRow, MemoryNote, ModelChoice, ModelFacts, NewSkill,
-                                     SessionPulse, SessionRow, SettingsRow, SkillRow, Started,
-                                     Status,
-                                     TokenLedger, ToolCallItem, ToolRow, TranscriptItem,
-                                     UserTurn)
+                                     CallContext, CallUsage, CompactionRow, CostReport,
+                                     InjectionView, McpRow, MemoryNote, ModelChoice, ModelFacts,
+                                     NewSkill, Segment, SessionPulse, SessionRow, SettingsRow,
+                                     SkillRow, Started, Status, TokenLedger, ToolCallItem,
+                                     ToolRow, TranscriptItem, TurnCost, UserTurn)
+from tests.tui.fake_tools import (DENIED, NOT_RUN_NEW_MESSAGE, READ_ONLY, TOOLS, default_skills,
+                                  echo_reply, parse_call, pieces, summary_reply,
+                                  unavailable_reply)
 
 STAMP = "2026-01-02T09:30:00+00:00"  # fixed: snapshots stay deterministic
+INTERRUPTED = "*[interrupted]*"  # the engine's mark on a cancelled reply
 Script = Callable[[str], list[TurnEvent]]
 
 
@@ -50,13 +64,23 @@ class FakeSession:
     tokens_in: int = 0
     tokens_out: int = 0
     skills: dict[str, bool] = field(default_factory=dict)  # this session's toggles
+    pending: list[ApprovalRequest] = field(default_factory=list)  # a step left unanswered
+    approved_skills: list[str] = field(default_factory=list)  # "always" answers
+    rules: list[str] = field(default_factory=list)
+    calls: list[CallUsage] = field(default_factory=list)  # the running (or last) turn's
+    per_turn: list[int] = field(default_factory=list)  # tokens of each recorded turn
+    contexts: list[CallContext] = field(default_factory=list)  # every model call's record
+    saved: bool = False  # listed from its first message on, as the engine saves it then
+    elsewhere: str = ""  # who else has it open (set by a test)
+    changed: bool = False  # another process added to it since the last pulse
 
 
-def default_skills() -> list[SkillRow]:
-    """The same names as tests.agent.conftest.write_skills, so tests read alike on both doors."""
-    return [SkillRow("Echoer", "tools", "Echo things back.", 1, tool_names=("echo",)),
-            SkillRow("Quiet", "knowledge", "Stays off unless asked.", 0,
-                     enabled=False, enabled_by_default=False)]
+@dataclass
+class Reply:
+    """What a turn has said so far, and whether it stopped at an approval."""
+
+    text: str = ""
+    stopped: bool = False
 
 
 class FakeDoor:
@@ -118,7 +142,7 @@ class FakeDoor:
             self._current, new = list(self._sessions)[-1], False
         else:
             if session_id is not None:
-                problems = (f"no session {session_id!r}; a new one was opened",)
+                problems = (f"no session {session_id!r}: a new session was opened",)
             self._open_new()
             new = True
         for name in enable:
@@ -139,13 +163,15 @@ class FakeDoor:
     def status(self) -> Status:
         s = self.session
         return Status(model="fake · scripted", vendor="fake", session_id=s.id, title=s.title,
-                      saved=s.turns > 0, turns=s.turns, created_at=STAMP, user=self.user,
+                      saved=s.saved, turns=s.turns, created_at=STAMP, user=self.user,
                       data_dir="/fake/home", skill_dirs=("/fake/skills",),
                       logs_dir="/fake/logs", approval_mode=self._mode)
 
     def ledger(self) -> TokenLedger:
         s = self.session
-        return TokenLedger(session_in=s.tokens_in, session_out=s.tokens_out, turns=s.turns)
+        return TokenLedger(calls=tuple(s.calls), context_window=100_000,
+                           session_in=s.tokens_in, session_out=s.tokens_out,
+                           per_turn=tuple(s.per_turn), turns=s.turns)
 
     def settings(self) -> SettingsRow:
         return self._settings
@@ -159,74 +185,163 @@ class FakeDoor:
     # -------------------------------------------------------------- turns
     def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         self.calls.append("send")
-        return self._turn(text, approver)
+        # The turn belongs to the session open now, whatever is opened while it runs.
+        return self._turn(self.session, text, approver)
 
-    async def _turn(self, text: str, approver: Approver | None) -> AsyncIterator[TurnEvent]:
-        session = self.session
+    async def _turn(self, session: FakeSession, text: str,
+                    approver: Approver | None) -> AsyncIterator[TurnEvent]:
+        for request in session.pending:  # a new message instead of an answer: not run
+            session.items.append(TranscriptItem(role="tool", content=NOT_RUN_NEW_MESSAGE,
+                                                tool_call_id=request.id, name=request.name,
+                                                error=True))
+        session.pending = []
         session.items.append(TranscriptItem(role="user", content=text))
+        session.saved = True
         if session.title is None:
             session.title = text[:40]
-        if self.script is not None:
-            events = self.script(text)
-        else:
-            events = await self._default_events(text, session, approver)
-        reply = ""
-        for event in events:
-            match event:
-                case TokenStreamed(text=piece):
-                    reply += piece
-                case UsageReported(input_tokens=i, output_tokens=o):
-                    session.tokens_in += i
-                    session.tokens_out += o
-                case TurnDone(text=done) if done:
-                    reply = done
-            yield event
+        session.calls = []
+        reply = Reply()
+        try:
+            if self.script is not None:
+                for event in self.script(text):
+                    await self._tick()
+                    self._account(session, event, reply)
+                    yield event
+            else:
+                async for event in self._default_turn(session, text, approver, reply):
+                    self._account(session, event, reply)
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            # As the engine repairs a cancelled turn: the reply so far, marked interrupted.
+            self._record(session, f"{reply.text.rstrip()}\n\n{INTERRUPTED}".strip())
+            raise
+        except Exception as exc:  # noqa: BLE001 - the engine says a provider failure as an event
+            self._record(session, reply.text)
+            yield TurnError(message=str(exc))
+            return
+        if not reply.stopped:
+            self._record(session, reply.text)
+
+    async def _tick(self) -> None:
+        """One token's time: BIRDIE_OFFLINE_TPS paces the fake as it does the offline model."""
+        tps = float(os.environ.get("BIRDIE_OFFLINE_TPS") or 0)
+        await asyncio.sleep(1 / tps if tps > 0 else 0)
+
+    def _account(self, session: FakeSession, event: TurnEvent, reply: Reply) -> None:
+        match event:
+            case TokenStreamed(text=piece):
+                reply.text += piece
+            case UsageReported(input_tokens=i, output_tokens=o):
+                session.calls.append(CallUsage(i, o))
+                session.tokens_in += i
+                session.tokens_out += o
+            case TurnDone(text=done) if done:
+                reply.text = done
+            case ApprovalDecided(decision="pending"):
+                reply.stopped = True
+
+    def _record(self, session: FakeSession, reply: str) -> None:
+        """The turn is over: its reply in the history, counted once, the listeners told."""
         session.items.append(TranscriptItem(role="assistant", content=reply))
         session.turns += 1
+        session.per_turn.append(sum(c.input + c.output for c in session.calls))
         self._emit(TotalsChanged(session_in=session.tokens_in, session_out=session.tokens_out))
         self._emit(StatusChanged())
+        self._emit(SkillsChanged())
 
-    async def _default_events(self, text: str, session: FakeSession,
-                              approver: Approver | None) -> list[TurnEvent]:
-        events: list[TurnEvent] = []
-        if session.turns == 0:
-            events.append(SessionOpened(id=session.id, new=True))
-        events.append(SkillsInjected(
-            skills=[InjectedSkill(r.name, "always_inject", 10) for r in self._skills.values()
-                    if self._enabled(r.name)], catalog_tokens=20, prompt_tokens=50))
-        if text.startswith("tool "):
-            events.extend(await self._tool_events(text.removeprefix("tool "), approver))
-        reply = f"echo: {text}"
-        events.extend(TokenStreamed(text=word) for word in _pieces(reply))
-        events.append(UsageReported(input_tokens=100, output_tokens=len(reply.split())))
-        events.append(TurnDone(text=reply))
-        return events
+    def _model_call(self, session: FakeSession, prompt: int) -> list[TurnEvent]:
+        """A model call's prompt report, and its context record for the context panel."""
+        injected = [InjectedSkill(r.name, "always_inject", 10) for r in self._skills.values()
+                    if self._enabled(r.name) and r.kind == "always"]
+        context = CallContext(turn=session.turns + 1, call=len(session.calls) + 1, segments=(
+            Segment("tools", tokens=40), Segment("base", tokens=prompt),
+            Segment("catalog", detail=f"{len(self._skills)} skills", tokens=20),
+            *(Segment("always", name=s.name, tokens=s.tokens) for s in injected)))
+        session.contexts.append(context)
+        return [SkillsInjected(skills=injected, catalog_tokens=20,
+                               prompt_tokens=prompt + 40, context=context)]
 
-    async def _tool_events(self, arg: str, approver: Approver | None) -> list[TurnEvent]:
+    async def _usage(self, session: FakeSession, prompt: int, said: str
+                     ) -> AsyncIterator[TurnEvent]:
+        """A model call's usage, then (as the engine's ledger does) the new totals."""
+        yield UsageReported(input_tokens=prompt, output_tokens=max(1, len(said.split())))
+        self._emit(TotalsChanged(session_in=session.tokens_in, session_out=session.tokens_out))
+
+    async def _default_turn(self, session: FakeSession, text: str, approver: Approver | None,
+                            reply: Reply) -> AsyncIterator[TurnEvent]:
+        prompt = 100 + sum(len(item.content.split()) for item in session.items)
+        for event in self._model_call(session, prompt):
+            yield event
+        call = parse_call(text)
+        tools = [name for row in self.skill_rows() if row.enabled for name in row.tool_names]
+        if call is not None and call[0] in tools:
+            await self._tick()
+            async for event in self._usage(session, prompt, ""):
+                yield event
+            async for event in self._tool_step(session, call[0], call[1], approver, reply):
+                yield event
+            if reply.stopped:
+                return
+            for event in self._model_call(session, prompt + 20):
+                yield event
+            result = session.items[-1]
+            answer = summary_reply(call[0], result.content, result.error)
+        elif call is not None:
+            answer = unavailable_reply(call[0])
+        else:
+            answer = echo_reply(text, [s.name for s in self._model_call_skills()], tools)
+        for piece in pieces(answer):
+            await self._tick()
+            yield TokenStreamed(text=piece)
+        async for event in self._usage(session, prompt + 20, answer):
+            yield event
+        yield TurnDone(text=answer)
+
+    def _model_call_skills(self) -> list[SkillRow]:
+        return [r for r in self._skills.values() if self._enabled(r.name) and r.kind == "always"]
+
+    async def _tool_step(self, session: FakeSession, name: str, args: dict[str, object],
+                         approver: Approver | None, reply: Reply) -> AsyncIterator[TurnEvent]:
+        """One tool call: asked about if gated (waiting for the answer), then run or not."""
+        tool = TOOLS[name]
         call_id = f"call_{next(self._ids)}"
-        args: dict[str, object] = {"text": arg}
-        request = ApprovalRequest(id=call_id, name="fake_tool", args=dict(args),
-                                  skill="Echoer", command=arg, why="fake_tool runs a command")
-        answer = self.decided_answer(request)
-        if answer is None and approver is not None:
-            answer = await approver(request)
-        if answer is None:  # no one answered: it stays pending (`resume`)
-            self._pending.append(request)
-            return [ToolCallStarted(id=call_id, name="fake_tool", args=dict(args)),
-                    ApprovalDecided(id=call_id, name="fake_tool", decision="pending",
-                                    args=dict(args))]
-        allowed = answer.decision == "allow"
-        decision = "approved" if allowed else "denied"
-        self.session.items.append(TranscriptItem(
-            role="assistant", content="", tool_calls=(ToolCallItem(call_id, "fake_tool",
-                                                                   dict(args)),)))
-        content = arg if allowed else f"denied: {answer.reason}"
-        self.session.items.append(TranscriptItem(role="tool", content=content,
-                                                 tool_call_id=call_id, name="fake_tool",
-                                                 error=not allowed))
-        return [ToolCallStarted(id=call_id, name="fake_tool", args=dict(args)),
-                ApprovalDecided(id=call_id, name="fake_tool", decision=decision),
-                ToolFinished(id=call_id, name="fake_tool", content=content, error=not allowed)]
+        session.items.append(TranscriptItem(role="assistant", content="", tool_calls=(
+            ToolCallItem(call_id, name, dict(args)),)))
+        yield ToolCallStarted(id=call_id, name=name, args=dict(args))
+        answer = ApprovalAnswer("allow")
+        if tool.asks:
+            request = ApprovalRequest(id=call_id, name=name, args=dict(args), skill=tool.skill,
+                                      command=tool.command(args),
+                                      why=f"skill {tool.skill} requires approval for it")
+            asked = self.decided_answer(request, session)
+            if asked is None and approver is not None:
+                asked = await approver(request)  # the turn waits for the user
+            if asked is not None:
+                answer = asked
+                self._remember(session, request, answer)
+                yield ApprovalDecided(id=call_id, name=name, decision="approved"
+                                      if answer.decision == "allow" else "denied")
+            else:  # no one answered: the step stays pending (`resume`)
+                session.pending.append(request)
+                yield ApprovalDecided(id=call_id, name=name, decision="pending",
+                                      args=dict(args))
+                return
+        async for event in self._run_tool(session, call_id, name, args, answer):
+            yield event
+
+    async def _run_tool(self, session: FakeSession, call_id: str, name: str,
+                        args: dict[str, object], answer: ApprovalAnswer
+                        ) -> AsyncIterator[TurnEvent]:
+        if answer.decision == "allow":
+            content, error = await TOOLS[name].run(args)
+        elif answer.reason == READ_ONLY:
+            content, error = f"Not run: {READ_ONLY}.", True
+        else:
+            content = DENIED + (f" Reason: {answer.reason}" if answer.reason else "")
+            error = True
+        session.items.append(TranscriptItem(role="tool", content=content, tool_call_id=call_id,
+                                            name=name, error=error))
+        yield ToolFinished(id=call_id, name=name, content=content, error=error)
 
     def check_message(self, text: str) -> str | None:
         return None
@@ -234,28 +349,59 @@ class FakeDoor:
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
                approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
         self.calls.append("resume")
-        return self._resume(answers or {})
+        return self._resume(self.session, answers or {})
 
-    async def _resume(self, answers: dict[str, ApprovalAnswer]) -> AsyncIterator[TurnEvent]:
-        pending, self._pending = self._pending, []
+    async def _resume(self, session: FakeSession, answers: dict[str, ApprovalAnswer]
+                      ) -> AsyncIterator[TurnEvent]:
+        """The pending step answered (a missing answer denies), then the rest of the turn."""
+        pending, session.pending = session.pending, []
+        session.calls = []
+        reply = Reply()
         for request in pending:
-            answer = answers.get(request.id, ApprovalAnswer("deny", "no answer"))
-            allowed = answer.decision == "allow"
-            yield ApprovalDecided(id=request.id, name=request.name,
-                                  decision="approved" if allowed else "denied")
-            yield ToolFinished(id=request.id, name=request.name, content=request.command,
-                               error=not allowed)
-        yield TurnDone(text="resumed")
+            answer = answers.get(request.id) or ApprovalAnswer("deny", "no answer")
+            self._remember(session, request, answer)
+            yield ApprovalDecided(id=request.id, name=request.name, decision="approved"
+                                  if answer.decision == "allow" else "denied")
+            async for event in self._run_tool(session, request.id, request.name,
+                                              dict(request.args), answer):
+                yield event
+        result = session.items[-1]
+        answer_text = summary_reply(result.name, result.content, result.error) if pending \
+            else "Nothing was waiting."
+        for piece in pieces(answer_text):
+            await self._tick()
+            yield TokenStreamed(text=piece)
+            reply.text += piece
+        yield TurnDone(text=answer_text)
+        session.items.append(TranscriptItem(role="assistant", content=answer_text))
+        self._emit(StatusChanged())
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
-        return list(self._pending)
+        return list(self.session.pending)
 
-    def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
-        if self._mode == "auto":
-            return ApprovalAnswer("allow")
+    def decided_answer(self, request: ApprovalRequest,
+                       session: FakeSession | None = None) -> ApprovalAnswer | None:
+        """The mode and the saved answers decide a gated call, as the engine's policy does."""
+        session = session or self.session
         if self._mode == "read-only":
-            return ApprovalAnswer("deny", "read-only mode")
-        return None
+            return ApprovalAnswer("deny", READ_ONLY)
+        if request.name in session.rules or request.rule_for("command") in session.rules \
+                or (request.skill and request.skill in session.approved_skills):
+            return ApprovalAnswer("allow")
+        return ApprovalAnswer("allow") if self._mode == "auto" else None
+
+    def _remember(self, session: FakeSession, request: ApprovalRequest,
+                  answer: ApprovalAnswer) -> None:
+        """An "always" answer, saved in the session (as the engine saves it)."""
+        if answer.decision != "allow" or not answer.remember:
+            return
+        if answer.remember == "skill":
+            session.approved_skills.append(request.skill)
+        else:
+            rule = request.rule_for(answer.remember)
+            if rule is not None and rule not in session.rules:
+                session.rules.append(rule)
+        self._emit(StatusChanged())
 
     def approval_mode(self) -> ApprovalMode:
         return self._mode
@@ -273,10 +419,11 @@ class FakeDoor:
         return self._mode
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
-        return [], []
+        return list(self.session.approved_skills), list(self.session.rules)
 
     def forget_approvals(self) -> None:
-        pass
+        self.session.approved_skills, self.session.rules = [], []
+        self._emit(StatusChanged())
 
     def save_session(self) -> str:
         return self._current
@@ -289,6 +436,7 @@ class FakeDoor:
         text = session.items[users[-1]].content
         del session.items[users[-1]:]
         session.turns -= 1
+        session.per_turn = session.per_turn[:-1]  # its tokens stay billed (as the engine's)
         self._emit(StatusChanged())
         return text
 
@@ -297,10 +445,24 @@ class FakeDoor:
         return [SessionRow(id=s.id, title=s.title or "(untitled)", updated_at=STAMP,
                            turns=s.turns, input_tokens=s.tokens_in, output_tokens=s.tokens_out,
                            current=s.id == self._current, created_at=STAMP)
-                for s in reversed(self._sessions.values()) if s.turns or s.id == self._current]
+                for s in reversed(self._sessions.values()) if s.saved or s.id == self._current]
 
     async def session_pulse(self) -> SessionPulse:
-        return SessionPulse()  # no other process shares an in-memory door
+        """What `add_turn_elsewhere` did to the open session since the last look."""
+        session = self.session
+        changed, session.changed = session.changed, False
+        return SessionPulse(changed=changed, elsewhere=session.elsewhere)
+
+    def add_turn_elsewhere(self, session_id: str, text: str, reply: str,
+                           who: str = "process 4242") -> None:
+        """Another process (a `--print`, another TUI) adds a turn to a session: what
+        `session_pulse` then reports, as a shared store would."""
+        session = self._sessions[session_id]
+        session.items += [TranscriptItem(role="user", content=text),
+                          TranscriptItem(role="assistant", content=reply)]
+        session.turns += 1
+        session.saved = True
+        session.elsewhere, session.changed = who, True
 
     async def transcript(self) -> list[TranscriptItem]:
         return list(self.session.items)
@@ -401,7 +563,9 @@ class FakeDoor:
     def cost(self) -> CostReport:
         s = self.session
         return CostReport(model="fake · scripted", turns=s.turns, input=s.tokens_in, cached=0,
-                          output=s.tokens_out, cost_usd=None)
+                          output=s.tokens_out, cost_usd=None, per_turn=tuple(
+                              TurnCost(n, "fake · scripted", tokens, 0, 0, None)
+                              for n, tokens in enumerate(s.per_turn, 1)))
 
     async def history(self, limit: int = 10) -> list[UserTurn]:
         users = [item.content for item in self.session.items if item.role == "user"]
@@ -428,7 +592,7 @@ class FakeDoor:
 
     # -------------------------------------------------------------- what the model sees
     async def contexts(self) -> list[CallContext]:
-        return []
+        return list(self.session.contexts)
 
     async def compact(self, instructions: str = "") -> CompactionRow:
         raise BirdieError("nothing to compact")
@@ -452,12 +616,6 @@ class FakeDoor:
             raise BirdieError(f"unknown loading mode {mode!r}")
         self._loading = known
         return known
-
-
-def _pieces(text: str) -> list[str]:
-    """The reply in word-sized tokens, spaces kept (joined, they are the reply)."""
-    words = text.split(" ")
-    return [word + " " for word in words[:-1]] + [words[-1]]
 
 
 _checked: Birdie = FakeDoor()  # mypy: the fake satisfies the whole protocol

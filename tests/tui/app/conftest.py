@@ -86,16 +86,34 @@ def enabled(app, name: str) -> bool:
     return skill(app, name).enabled
 
 
-@pytest.fixture(params=["local", "fake"])
-def any_app(request, skills_dir):
-    """`make_app` over each door: the local engine, and the fake door (tests/tui/fake_door.py).
-    A test that needs the real engine (its offline model's replies, its tools, its files on
-    disk) takes `make_app` instead."""
+def is_fake(app) -> bool:
+    """The app runs over the fake door: what only the engine does (its files, its offline
+    model's wording) is not asked of it."""
     from tests.tui.fake_door import FakeDoor
 
-    def factory(*argv: str):
-        door = FakeDoor.factory() if request.param == "fake" else None
-        return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False,
-                          door_factory=door)
+    return isinstance(app.birdie, FakeDoor)
 
+
+async def unpace(app, monkeypatch) -> None:
+    """Replies at full speed again after a paced part of a test (BIRDIE_OFFLINE_TPS): the fake
+    reads it per token; the local door's offline model is built again (`switch_model`)."""
+    monkeypatch.delenv("BIRDIE_OFFLINE_TPS")
+    if not is_fake(app):
+        await app.birdie.switch_model("offline")  # the same model, unpaced
+
+
+@pytest.fixture(params=["local", "fake"])
+def any_app(request, skills_dir):
+    """`make_app` over each door: the local engine, and the fake door (tests/tui/fake_door.py),
+    whose skills and tools are named as `write_skills` names them. `door=` gives the fake
+    door to use (e.g. with more skills); the local door ignores it. A test that needs the real
+    engine (its files on disk, its settings.json) takes `make_app` instead."""
+    from tests.tui.fake_door import FakeDoor
+
+    def factory(*argv: str, door: FakeDoor | None = None):
+        made = FakeDoor.factory(door) if request.param == "fake" else None
+        return create_app(["--skills-dir", str(skills_dir), *argv], cursor_blink=False,
+                          door_factory=made)
+
+    factory.kind = request.param
     return factory

@@ -1,6 +1,7 @@
 """`#context` in the real app: the provenance of each turn's model calls (stepping back through
 turns, what entered since the call before), /compact and /compact auto, and the same records
-after a restart. Offline model, a temp BIRDIE_HOME, the test skills (ssh has the trigger "ssh")."""
+after a restart. Offline model, a temp BIRDIE_HOME, the test skills (ssh has the trigger "ssh").
+Local door only: the engine's own prompt segments, compaction and stored records."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Birdie's events reach the UI as one message type, in order, and every type of the
-vocabulary has a handler (Harlequin's habit: pin the exact sequence of messages)."""
+vocabulary has a handler (Harlequin's habit: pin the exact sequence of messages). Over both
+doors: the fake door sends a turn's events in the engine's order."""
 
 from __future__ import annotations
 
@@ -39,10 +40,10 @@ def test_the_samples_cover_the_vocabulary():
 
 
 @pytest.mark.app
-async def test_every_event_class_has_a_handler(make_app):
+async def test_every_event_class_has_a_handler(any_app):
     """A new event in the core vocabulary cannot be silently dropped by the UI: every class
     is dispatched by `match` to a handler, none reaches the "cannot show" report."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         session = vocab.SessionOpened(id=app.birdie.status().session_id, new=False)
@@ -55,11 +56,11 @@ async def test_every_event_class_has_a_handler(make_app):
 
 
 @pytest.mark.app
-async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
+async def test_the_exact_messages_of_a_turn_with_a_tool_call(any_app):
     """Prompt report, the first call's usage and its tool call, the result, a second prompt
     report, the streamed answer and its usage, done, then the change events — each once, in
     this order."""
-    app = make_app()
+    app = any_app()
     seen = []
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await wait_ready(pilot, app)
@@ -82,7 +83,7 @@ async def test_the_exact_messages_of_a_turn_with_a_tool_call(make_app):
 
 
 @pytest.mark.app
-async def test_an_unknown_event_is_reported_not_dropped(make_app):
+async def test_an_unknown_event_is_reported_not_dropped(any_app):
     """An event type with no handler is reported in a notification, not silently dropped."""
     from dataclasses import dataclass
     from typing import ClassVar
@@ -91,7 +92,7 @@ async def test_an_unknown_event_is_reported_not_dropped(make_app):
     class Mystery:
         type: ClassVar[str] = "mystery"
 
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         app.main.post_message(EngineEvent(Mystery()))

@@ -1,5 +1,6 @@
 """The composer keeps the keyboard: clicks on panels, tabs and the chat never swallow what the
-user types, the chat scrolls from the composer, and what was just sent is in view."""
+user types, the chat scrolls from the composer, and what was just sent is in view. All over
+both doors but the keymap test, which reads settings.json from disk (local door only)."""
 
 from __future__ import annotations
 
@@ -62,10 +63,10 @@ async def test_click_the_chat_keeps_typing_in_the_composer(any_app):
         assert app.focused is app.query_one(Composer)
 
 
-async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(make_app):
+async def test_printable_keys_on_a_focused_tool_block_go_to_the_composer(any_app):
     """A tool block reached with Tab gives typed letters (and the Enter after them) to the
     composer, so Enter sends the message instead of toggling the block."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, 'call echo_text {"text": "x"}')

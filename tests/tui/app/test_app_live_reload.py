@@ -1,4 +1,5 @@
-"""Live reload in the running app: the real watcher, real files, no key presses."""
+"""Live reload in the running app: the real watcher, real files, no key presses. Local door
+only: SKILL.MD files on disk."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The real app refuses a message over the model's context window before sending it."""
+"""The real app refuses a message over the model's context window before sending it. Local door
+only: the offline model's window and token count."""
 
 from __future__ import annotations
 

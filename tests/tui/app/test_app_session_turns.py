@@ -1,5 +1,7 @@
 """A turn belongs to its session: switching away keeps it running, switching back shows it,
-the browser and the status bar say which sessions are busy, quitting asks first."""
+the browser and the status bar say which sessions are busy, quitting asks first. Over both
+doors; another process's turn is a real `--print` on the local door (integration) and
+`add_turn_elsewhere` on the fake one."""
 
 from __future__ import annotations
 
@@ -45,10 +47,10 @@ async def start_slow_turn(pilot, app, monkeypatch, tps: str) -> str:
     return shown_session(app)
 
 
-async def test_a_turn_left_for_a_new_session_finishes_and_shows_when_back(make_app, monkeypatch):
+async def test_a_turn_left_for_a_new_session_finishes_and_shows_when_back(any_app, monkeypatch):
     """ctrl+n mid-turn: the turn runs to its end in the background, its history is saved,
     and switching back shows the whole reply, not `[interrupted]`."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         first = await start_slow_turn(pilot, app, monkeypatch, "40")
         await pilot.press("ctrl+n")
@@ -68,9 +70,9 @@ async def test_a_turn_left_for_a_new_session_finishes_and_shows_when_back(make_a
         assert "interrupted" not in items[-1].content
 
 
-async def test_switching_back_mid_turn_shows_the_live_stream(make_app, monkeypatch):
+async def test_switching_back_mid_turn_shows_the_live_stream(any_app, monkeypatch):
     """Back before the turn ended: the reply so far, then the rest streaming in the chat."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         first = await start_slow_turn(pilot, app, monkeypatch, "20")
         await pilot.press("ctrl+n")
@@ -85,10 +87,10 @@ async def test_switching_back_mid_turn_shows_the_live_stream(make_app, monkeypat
         assert [str(w.render()) for w in app.query(UserMessage)].count(MESSAGE) == 1
 
 
-async def test_the_browser_and_the_status_bar_show_a_busy_session(make_app, monkeypatch):
+async def test_the_browser_and_the_status_bar_show_a_busy_session(any_app, monkeypatch):
     """A session whose turn runs unseen is marked in the browser and counted in the status
     bar; the mark goes when the turn ends."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(150, 40)) as pilot:
         first = await start_slow_turn(pilot, app, monkeypatch, "15")
         await pilot.press("ctrl+n")
@@ -105,10 +107,10 @@ async def test_the_browser_and_the_status_bar_show_a_busy_session(make_app, monk
         await wait_for(pilot, lambda: status.others == "", timeout=20)
 
 
-async def test_quitting_with_a_running_turn_asks_once(make_app, monkeypatch):
+async def test_quitting_with_a_running_turn_asks_once(any_app, monkeypatch):
     """ctrl+q with a turn running opens a confirm dialog: Stay keeps the app and the turn;
     ctrl+q again (or Quit) leaves."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await start_slow_turn(pilot, app, monkeypatch, "10")
         await pilot.press("ctrl+n")  # the running turn is now in the background
@@ -151,7 +153,7 @@ async def test_a_turn_from_another_process_shows_without_reopening(make_app, iso
         assert row_of(app, sid).turns == 2  # the figures follow the file
 
 
-async def test_a_background_turn_waits_for_its_approval_until_shown(make_app, monkeypatch,
+async def test_a_background_turn_waits_for_its_approval_until_shown(any_app, monkeypatch,
                                                                     tmp_path):
     """A turn left behind reaches a call that needs approval: no dialog opens over the other
     session, the status bar says one session awaits approval; switching back asks, and the
@@ -160,7 +162,7 @@ async def test_a_background_turn_waits_for_its_approval_until_shown(make_app, mo
 
     monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "0.5")  # the tool call comes 2 s after the switch
     made = tmp_path / "made"
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, f'call touch_file {{"path": "{made}"}}')
@@ -177,3 +179,27 @@ async def test_a_background_turn_waits_for_its_approval_until_shown(make_app, mo
         await pilot.press("y")
         await wait_for(pilot, made.exists, timeout=20)
         assert app.main.turn_running and status.others == ""  # its reply streams on screen
+
+
+async def test_a_turn_from_another_process_shows_on_the_fake_door(skills_dir):
+    """The fake door's twin of the `--print` test above: a turn another process adds to the
+    shown session is shown without reopening, and the status bar says who has it open."""
+    from birdie_tui.tui import create_app
+    from tests.tui.fake_door import FakeDoor
+
+    door = FakeDoor()
+    app = create_app(["--skills-dir", str(skills_dir)], cursor_blink=False,
+                     door_factory=FakeDoor.factory(door))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "first from the app")
+        await wait_turn(pilot, app)
+        sid = shown_session(app)
+        door.add_turn_elsewhere(sid, "hello from elsewhere", "an answer", who="process 4242")
+        users = lambda: [str(w.render()) for w in app.query(UserMessage)]  # noqa: E731
+        await wait_for(pilot, lambda: "hello from elsewhere" in users(), timeout=20)
+        assert users() == ["first from the app", "hello from elsewhere"]
+        assert shown_session(app) == sid
+        status = app.query_one("#status")
+        await wait_for(pilot, lambda: "open elsewhere: process 4242" in status.others)
+        assert row_of(app, sid).turns == 2

@@ -1,5 +1,7 @@
 """Sessions in the real app: browser, cycling, new, delete, palette, themes. Tests taking
-`any_app` run over the local door and the fake one; `make_app` ones need session files on disk."""
+`any_app` run over the local door and the fake one. Local only: the tests that start from
+session files written on disk, the theme files and settings.json, and the cancel/retry test
+that checks the session file's token log."""
 
 from __future__ import annotations
 
@@ -21,9 +23,9 @@ def user_texts(app):
 
 
 @pytest.mark.smoke
-async def test_browser_switches_and_replays_history(make_app, isolated_home):
+async def test_browser_switches_and_replays_history(any_app, isolated_home):
     """Opening an older session from the browser switches to it and replays its history."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         first = session_id(app)
@@ -177,9 +179,9 @@ async def test_broken_theme_file_falls_back_with_notification(make_app, isolated
 
 
 @pytest.mark.app
-async def test_switching_back_restores_the_context_figure(make_app):
+async def test_switching_back_restores_the_context_figure(any_app):
     """The status bar's context figure resets in a new session and returns on switching back."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         first = session_id(app)

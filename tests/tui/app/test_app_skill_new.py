@@ -1,6 +1,7 @@
 """`/skill new` in the running app: typed in the composer, the skill appears in the
 sidebar, the chat says where its file is, and later saves of that file are followed even
-though its folder did not exist when the app started."""
+though its folder did not exist when the app started. Local door only: a SKILL.MD on disk and
+its live reload."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """A failed or odd start never leaves a dead app: bad requests are said in one line and a
-working session opens; a failed engine can be retried; quitting always works."""
+working session opens; a failed engine can be retried; quitting always works. Over both
+doors: an unknown session id, quitting, the resume hint. Local only: what is about the home's
+files (corrupt or blocked ones, settings.json, --continue over session files) and the
+engine's own start."""
 
 from __future__ import annotations
 
@@ -22,9 +25,9 @@ def errors(app) -> list[str]:
 
 
 @pytest.mark.app
-async def test_unknown_session_id_opens_a_working_session(make_app):
+async def test_unknown_session_id_opens_a_working_session(any_app):
     """A --session-id that does not exist: one line, then a new session that answers."""
-    app = make_app("--session-id", "2020-01-01_9")
+    app = any_app("--session-id", "2020-01-01_9")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         assert session_id(app) != "2020-01-01_9"
@@ -120,9 +123,9 @@ async def test_quit_works_after_a_failed_start(make_app, blocker):
 
 
 @pytest.mark.app
-async def test_quitting_without_sending_leaves_no_session(make_app, isolated_home):
+async def test_quitting_without_sending_leaves_no_session(any_app, isolated_home):
     """Quitting with only unsent text leaves no session file and no resume hint."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await pilot.press("h", "i")  # typed, never sent
@@ -134,9 +137,9 @@ async def test_quitting_without_sending_leaves_no_session(make_app, isolated_hom
 
 
 @pytest.mark.smoke
-async def test_resume_hint_names_the_session_after_a_turn(make_app):
+async def test_resume_hint_names_the_session_after_a_turn(any_app):
     """After a turn, the resume hint printed on quit names the session's --session-id."""
-    app = make_app()
+    app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, "hello")

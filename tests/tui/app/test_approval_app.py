@@ -1,7 +1,11 @@
 """Approvals in the real app (bundled skills, the offline model, a real session on disk): each
 answer by key and by click and what it leaves in the session JSON and the model's tool
 result; the approval mode (shift+tab, shown in #status; read-only and auto never ask;
-`--auto-approve`); `/approvals`; and a new message sent instead of an answer."""
+`--auto-approve`); `/approvals`; and a new message sent instead of an answer.
+
+`bundled_app` runs over the local door and the fake one (its `Shell` skill's `run_bash` asks
+as the bundled one does); what the session JSON keeps is checked on the local door only. Local
+only: the file write's diff (a real file), and the mode key moved by a settings.json keymap."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.widgets.chat.notice import Notice
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 
-from .conftest import send, wait_for, wait_ready, wait_turn
+from .conftest import is_fake, send, wait_for, wait_ready, wait_turn
 
 ECHO = 'call run_bash {"command": "echo hi"}'
 WRITE = 'call write_file {"path": "a.txt", "content": "x"}'
@@ -22,7 +26,7 @@ ARMED = ApprovalScreen.ARM_SECONDS + 0.1
 
 
 @pytest.fixture
-def bundled_app(tmp_path, monkeypatch):
+def local_bundled_app(tmp_path, monkeypatch):
     """The app with the bundled skills (Shell's run_bash and filesystem's write_file ask),
     working in a scratch directory."""
     monkeypatch.chdir(tmp_path)
@@ -30,6 +34,22 @@ def bundled_app(tmp_path, monkeypatch):
 
     def factory(*argv: str):
         return create_app(list(argv), cursor_blink=False)
+
+    return factory
+
+
+@pytest.fixture(params=["local", "fake"])
+def bundled_app(request, local_bundled_app):
+    """`local_bundled_app`, and the same over a fake door whose Shell skill's run_bash asks."""
+    from tests.tui.fake_door import FakeDoor
+    from tests.tui.fake_tools import default_skills, shell_skill
+
+    if request.param == "local":
+        return local_bundled_app
+
+    def factory(*argv: str):
+        door = FakeDoor(skills=[*default_skills(), shell_skill()])
+        return create_app(list(argv), cursor_blink=False, door_factory=FakeDoor.factory(door))
 
     return factory
 
@@ -43,6 +63,15 @@ async def open_dialog(pilot, app) -> ApprovalScreen:
 def session_json(app, home) -> dict:
     sid = app.birdie.status().session_id
     return json.loads((home / "sessions" / "tester" / f"{sid}.json").read_text())
+
+
+def saved_in_session(app, home) -> dict:
+    """The session's saved answers: its JSON on the local door; the fake door keeps them in
+    memory, read through the door (`saved_approvals`)."""
+    if not is_fake(app):
+        return session_json(app, home)
+    skills, rules = app.birdie.saved_approvals()
+    return {"approved_skills": skills, "approval_rules": rules}
 
 
 def results(app) -> list[tuple[str, str | None, bool]]:
@@ -77,7 +106,7 @@ async def test_allow_once_runs_it_and_asks_again_next_time(bundled_app, isolated
         await open_dialog(pilot, app)  # once is once
         await pilot.press("n")
         await wait_turn(pilot, app)
-        data = session_json(app, isolated_home)
+        data = saved_in_session(app, isolated_home)
         assert not data.get("approval_rules") and not data.get("approved_skills")
 
 
@@ -109,7 +138,7 @@ async def test_always_answers_are_saved_and_not_asked_again(bundled_app, isolate
                 assert isinstance(app.screen, ApprovalScreen)  # not saved yet
         await wait_turn(pilot, app)
         field, value = saved
-        assert session_json(app, isolated_home)[field] == value
+        assert saved_in_session(app, isolated_home)[field] == value
         await send(pilot, app, ECHO)
         await wait_turn(pilot, app)
         assert not isinstance(app.screen, ApprovalScreen)
@@ -142,10 +171,10 @@ async def test_deny_and_deny_with_a_reason_reach_the_model(bundled_app, isolated
 
 
 @pytest.mark.app
-async def test_a_file_write_shows_its_diff_and_writes_once_allowed(bundled_app, tmp_path):
+async def test_a_file_write_shows_its_diff_and_writes_once_allowed(local_bundled_app, tmp_path):
     """write_file asks with a diff against the file today and writes only once allowed."""
     (tmp_path / "a.txt").write_text("old\n")
-    app = bundled_app()
+    app = local_bundled_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await send(pilot, app, WRITE)
@@ -216,11 +245,11 @@ async def test_auto_approve_on_the_command_line_starts_in_auto_mode(bundled_app)
 
 
 @pytest.mark.app
-async def test_the_mode_key_can_be_rebound(bundled_app, isolated_home):
+async def test_the_mode_key_can_be_rebound(local_bundled_app, isolated_home):
     """The mode key has a binding id a settings keymap can move."""
     keymap = {"keymap": {"app.approval_mode": "f2"}}
     (isolated_home / "settings.json").write_text(json.dumps(keymap))
-    app = bundled_app()
+    app = local_bundled_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
         await pilot.press("f2")
@@ -248,7 +277,7 @@ async def test_approvals_command_shows_sets_and_forgets(bundled_app, isolated_ho
         assert "read-only" in status_line(app)
         await send(pilot, app, "/approvals forget")
         await wait_for(pilot, lambda: "Forgot 0 approved skills and 1 rule" in notices(app))
-        assert session_json(app, isolated_home).get("approval_rules", []) == []
+        assert saved_in_session(app, isolated_home).get("approval_rules", []) == []
         await send(pilot, app, "/approvals mode sometimes")
         await pilot.pause(0.2)
         assert app.birdie.approval_mode() == "read-only"  # a usage toast, nothing changed

@@ -1,7 +1,8 @@
 """The real `birdie-tui` in a real pseudo-terminal: a process killed (SIGKILL) or terminated
 (SIGTERM) while its approval dialog is open is started again on the same session, asks the
 same question, and the answer runs the tool. And the bell / OSC 9 notification a blurred
-terminal gets when a turn finishes or an approval waits (not with `"notify": false`)."""
+terminal gets when a turn finishes or an approval waits (not with `"notify": false`). Local
+door only: a real process in a pty."""
 
 from __future__ import annotations
 

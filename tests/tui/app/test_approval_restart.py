@@ -1,7 +1,7 @@
 """An approval survives anything: the app leaving while its dialog is open, "not now", a
 session switch. The session is opened again (a new app on `--session-id`, or a switch back),
 the same request is asked, the answer runs the tool and the turn finishes in the chat; the
-history stays valid throughout."""
+history stays valid throughout. Local door only: a pending step kept on disk across app starts."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ from birdie_tui.tui.screens.approval import ApprovalScreen
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 
 from .conftest import send, wait_for, wait_ready, wait_turn
-from .test_approval_app import bundled_app, notices, open_dialog  # noqa: F401 - fixture
+from .test_approval_app import local_bundled_app, notices, open_dialog  # noqa: F401 - fixture
+
+
+@pytest.fixture
+def bundled_app(local_bundled_app):
+    """The local door's app only: a new app on the same home must find the pending step."""
+    return local_bundled_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.app]  # two app starts each (~5 s)
 

@@ -1,6 +1,7 @@
 """The TUI with a read-only BIRDIE_HOME: it starts, the skill sidebar still lists the bundled
 and $BIRDIE_HOME/skills skills, one clear error says the home is read-only and what to do, and
-a message sent says it was not sent and why (no traceback, nothing lost)."""
+a message sent says it was not sent and why (no traceback, nothing lost). Local door only: a
+real read-only home."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Snapshot tests of the real app (pytest-textual-snapshot). Deterministic: fixed terminal
 size, no cursor blink, pre-written sessions with fixed ids and timestamps, the offline model.
-Update with `pytest tests/tui/app/test_snapshots.py --snapshot-update` after a deliberate change."""
+Update with `pytest tests/tui/app/test_snapshots.py --snapshot-update` after a deliberate change.
+Local door only: the pictures hold the offline model's replies and the session files."""
 
 from __future__ import annotations
 

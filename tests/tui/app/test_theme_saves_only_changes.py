@@ -1,6 +1,6 @@
 """/theme writes only what the user changed into settings.json: keys they never set stay out
 of the file (a default pinned there would override a better default later), keys they set and
-keys this version does not know are kept as they were."""
+keys this version does not know are kept as they were. Local door only: settings.json on disk."""
 
 from __future__ import annotations
 
