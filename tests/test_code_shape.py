@@ -8,13 +8,15 @@ from pathlib import Path
 import birdie_tui
 
 ROOT = Path(birdie_tui.__file__).parent
-MODULE_LINES = 400
+# A backstop, not a target: a module is split where its concepts part, never to fit a count
+# (cutting one class into mixins to stay under it is what this number must not cause).
+MODULE_LINES = 500
 FUNCTION_LINES = 60
 APP_LINES = 200
 
 
-def test_no_module_over_400_lines():
-    """A module that grows past ~400 lines gets split along a real seam."""
+def test_no_module_over_500_lines():
+    """A module that grows past ~500 lines gets split along a real seam."""
     long = {str(p.relative_to(ROOT)): n for p in ROOT.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
     assert long == {}
