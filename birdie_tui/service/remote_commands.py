@@ -11,7 +11,13 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
+from birdie_tui.agent.approvals import (
+    MODES,
+    ApprovalAnswer,
+    ApprovalRequest,
+    decided_answer,
+    session_policy,
+)
 from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
 from birdie_tui.modes import (
     LOADING_MODES,
@@ -91,16 +97,8 @@ class RemoteCommands:
     def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
         """The answer the thread's mode (capped by the operator's) and saved rules give a
         pending request, as the served graph decides; None: the user is to be asked."""
-        from birdie_tui.agent.approvals import ApprovalPolicy
-
-        verdict = ApprovalPolicy.build(
-            mode=self.approval_mode(), settings_rules=None,
-            session_rules=str_list(self._meta.get("approval_rules")),
-            approved_skills=str_list(self._meta.get("approved_skills"))).decide(
-            name=request.name, command=request.command, skill_name=request.skill,
-            gated=True, why=request.why, args=request.args)
-        return None if verdict.action == "ask" else ApprovalAnswer(verdict.action,
-                                                                   reason=verdict.why)
+        return decided_answer(session_policy(mode=self.approval_mode(), saved=self._meta),
+                              request)
 
     def set_approval_mode(self, mode: str | None = None) -> ApprovalMode:
         if mode is None:

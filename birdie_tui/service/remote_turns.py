@@ -14,7 +14,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalPolicy, ApprovalRequest
+from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.events import (
     ApprovalDecided,
     ChangeEvent,
@@ -84,6 +84,7 @@ class RemoteTurns:
     _after_turn: Callable[[], Awaitable[None]]
     _write_meta: Callable[..., Awaitable[None]]
     _price: Callable[[], Any]
+    decided_answer: Callable[[ApprovalRequest], ApprovalAnswer | None]
 
     # ------------------------------------------------------------------ the door's methods
     def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
@@ -201,9 +202,9 @@ class RemoteTurns:
         answers: dict[str, dict[str, Any]] = {}
         waiting: list[ApprovalRequest] = []
         for request in pending:
-            if self._allowed_by_session(request):
-                answers[request.id] = ApprovalAnswer("allow", reason="allowed by a rule"
-                                                     ).to_dict()
+            answer = self.decided_answer(request)  # the one policy, as the local desk asks it
+            if answer is not None:
+                answers[request.id] = answer.to_dict()
                 continue
             answer = await approver(request) if approver is not None else None
             if answer is None:
@@ -212,15 +213,6 @@ class RemoteTurns:
             await self._remember(request, answer)
             answers[request.id] = answer.to_dict()
         return answers, waiting
-
-    def _allowed_by_session(self, request: ApprovalRequest) -> bool:
-        policy = ApprovalPolicy.build(
-            mode="ask", settings_rules=None,
-            session_rules=str_list(self._meta.get("approval_rules")),
-            approved_skills=str_list(self._meta.get("approved_skills")))
-        return policy.decide(name=request.name, command=request.command,
-                             skill_name=request.skill, gated=True, why=request.why,
-                             args=request.args).action == "allow"
 
     async def _remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
         """An "always" answer saved in the thread's metadata (the graph reads it each run)."""

@@ -41,3 +41,28 @@ def test_the_tui_has_no_approval_policy_of_its_own():
                  if "tools that need approval do not run\")" in path.read_text(encoding="utf-8")
                  or 'mode == "auto"' in path.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_no_door_builds_an_approval_policy_of_its_own():
+    """Both doors decide through the core's one function (`agent.approvals.decided_answer`
+    over `session_policy`): no module of the door builds or asks a policy itself."""
+    service = Path(birdie_tui.__file__).parent / "service"
+    offenders = [path.name for path in service.rglob("*.py")
+                 if "ApprovalPolicy" in path.read_text(encoding="utf-8")
+                 or ".decide(" in path.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def test_the_remote_door_decides_as_the_local_desk():
+    """The same saved answers and mode give the same decision on both doors: a thread's
+    `approved_skills` answers the request; read-only denies it with the engine's reason."""
+    from birdie_tui.service.remote import RemoteBirdie
+
+    door = RemoteBirdie("http://127.0.0.1:9")
+    assert door.decided_answer(REQUEST) is None
+    door._write_meta_sync(approved_skills=["Guarded"])  # an unsaved thread: kept in memory
+    assert door.decided_answer(REQUEST) == ApprovalAnswer(
+        "allow", reason="skill Guarded approved for this session")
+    door._write_meta_sync(approved_skills=[], approval_mode="read-only")
+    answer = door.decided_answer(REQUEST)
+    assert answer is not None and answer.decision == "deny" and "read-only" in answer.reason
