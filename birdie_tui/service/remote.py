@@ -167,14 +167,14 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
                 [n for n in on if n.lower() != name.lower()]
         await self._write_meta(self.shown, enabled_skills=on, disabled_skills=off)
 
-    def _grants(self) -> tuple[list[str], list[str]]:
-        meta = self.shown.meta
+    def _grants(self, view: RemoteThread | None = None) -> tuple[list[str], list[str]]:
+        meta = (view or self.shown).meta
         return str_list(meta.get("enabled_skills")), str_list(meta.get("disabled_skills"))
 
-    async def _refresh_catalog(self) -> None:
-        """The skill rows for this session's grants (the server computes `enabled`)."""
+    async def _refresh_catalog(self, view: RemoteThread | None = None) -> None:
+        """The skill rows for a thread's grants (the server computes `enabled`)."""
         with contextlib.suppress(BirdieError):
-            self.catalog = await fetch_catalog(self.wire, *self._grants())
+            self.catalog = await fetch_catalog(self.wire, *self._grants(view))
 
     # ------------------------------------------------------------------ thread metadata
     async def _ensure_thread(self, view: RemoteThread) -> str:
@@ -316,17 +316,21 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         return transcript_items(self.shown.messages)
 
     async def new_session(self) -> None:
-        self.shown = RemoteThread()  # a turn running on the one left goes on (`_running`)
-        await self._refresh_catalog()
+        await self._show(RemoteThread())  # a turn running on the one left goes on
         self._emit(SessionOpened(id=self.shown.id, new=True))
 
     async def open_session(self, session_id: str) -> None:
         if session_id == self.shown.id:
             return
         # A thread whose turn ran on meanwhile is shown as it now stands (live, or just done).
-        self.shown = self._running.get(session_id) or await self._read(session_id)
-        await self._refresh_catalog()
+        await self._show(self._running.get(session_id) or await self._read(session_id))
         self._emit(SessionOpened(id=self.shown.id, new=False))
+
+    async def _show(self, view: RemoteThread) -> None:
+        """Show `view` once everything about it is read: what the screen asks the door
+        meanwhile is still about the thread it shows."""
+        await self._refresh_catalog(view)
+        self.shown = view
 
     async def session_pulse(self) -> SessionPulse:
         """Another client's change to the shown thread since this client last read or wrote

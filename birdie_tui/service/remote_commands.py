@@ -65,7 +65,7 @@ class RemoteCommands:
     _settings: Any
     _emit: Callable[[ChangeEvent], None]
     _write_meta_sync: Callable[..., None]
-    _grants: Callable[[], tuple[list[str], list[str]]]
+    _grants: Callable[..., tuple[list[str], list[str]]]
     _price: Callable[[], Any]
     _refresh_catalog: Callable[[], Awaitable[None]]
     ledger: Callable[[], TokenLedger]
