@@ -53,16 +53,18 @@ def test_no_door_builds_an_approval_policy_of_its_own():
     assert offenders == []
 
 
-def test_the_remote_door_decides_as_the_local_desk():
-    """The same saved answers and mode give the same decision on both doors: a thread's
-    `approved_skills` answers the request; read-only denies it with the engine's reason."""
+def test_a_remote_turn_is_decided_by_its_own_threads_rules():
+    """A turn's approvals follow the saved answers and mode of the thread it runs on, not of
+    the thread shown meanwhile; both answers come from the core's one policy."""
     from birdie_tui.service.remote import RemoteBirdie
+    from birdie_tui.service.remote_thread import RemoteThread
 
     door = RemoteBirdie("http://127.0.0.1:9")
-    assert door.decided_answer(REQUEST) is None
+    running = door.shown
     door._write_meta_sync(approved_skills=["Guarded"])  # an unsaved thread: kept in memory
-    assert door.decided_answer(REQUEST) == ApprovalAnswer(
+    door.shown = RemoteThread()  # another thread shown while the first one's turn runs
+    door.shown.meta["approval_mode"] = "read-only"
+    assert door.thread_answer(running, REQUEST) == ApprovalAnswer(
         "allow", reason="skill Guarded approved for this session")
-    door._write_meta_sync(approved_skills=[], approval_mode="read-only")
     answer = door.decided_answer(REQUEST)
     assert answer is not None and answer.decision == "deny" and "read-only" in answer.reason
