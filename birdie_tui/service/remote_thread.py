@@ -56,7 +56,6 @@ class RemoteThread:
         self.last_injected: SkillsInjected | None = None
         self.run_id: str | None = None  # the server's run while one streams
         self.turning = False  # a turn of this client runs on it
-        self.asking = False  # that turn waits for the user's answer to an approval
 
     # ------------------------------------------------------------------ what the server said
     def take_doc(self, doc: dict[str, Any], *, price: Price | None, model: str,

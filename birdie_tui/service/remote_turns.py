@@ -132,7 +132,7 @@ class RemoteTurns:
         finally:
             with contextlib.suppress(Exception):
                 await self._after_turn(view)
-            view.turning = view.asking = False
+            view.turning = False
             if self._running.get(view.id) is view:
                 del self._running[view.id]
 
@@ -218,11 +218,7 @@ class RemoteTurns:
         for request in pending:
             answer = self.thread_answer(view, request)  # the one policy, as the local desk's
             if answer is None and approver is not None:
-                view.asking = True
-                try:
-                    answer = await approver(request)
-                finally:
-                    view.asking = False
+                answer = await approver(request)
                 if answer is not None:
                     await self._remember(view, request, answer)
             if answer is None:
