@@ -20,6 +20,8 @@ from birdie_tui.agent.approvals import (
     ApprovalAnswer,
     ApprovalPolicy,
     ApprovalRequest,
+    decided_answer,
+    session_policy,
 )
 from birdie_tui.agent.options import EngineError
 from birdie_tui.modes import ApprovalMode
@@ -82,21 +84,13 @@ class ApprovalDesk:
     # ----------------------------------------------------------------- rules
     def policy(self) -> ApprovalPolicy:
         session = self._session()
-        extra = session.extra if session is not None else {}
-        return ApprovalPolicy.build(
-            mode=self.mode, settings_rules=self._settings().permissions,
-            session_rules=str_list(extra.get(APPROVAL_RULES)),
-            approved_skills=str_list(extra.get(APPROVED_SKILLS)), workdir=Path.cwd())
+        return session_policy(mode=self.mode, saved=session.extra if session is not None else {},
+                              settings_rules=self._settings().permissions, workdir=Path.cwd())
 
     def decided(self, request: ApprovalRequest) -> ApprovalAnswer | None:
         """The answer the mode and rules give `request` without asking (auto, read-only, a
         deny rule, an "always" saved meanwhile); None: the user must be asked."""
-        verdict = self.policy().decide(
-            name=request.name, command=request.command, skill_name=request.skill,
-            gated=True, why=request.why, args=request.args)
-        if verdict.action == "ask":
-            return None
-        return ApprovalAnswer(verdict.action, reason=verdict.why)
+        return decided_answer(self.policy(), request)
 
     def saved(self) -> tuple[list[str], list[str]]:
         """(approved skills, allow rules) saved in the open session."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -243,6 +244,33 @@ class ApprovalPolicy:
         return Verdict("allow")
 
 
+def session_policy(*, mode: str, saved: Mapping[str, Any],
+                   settings_rules: dict[str, Any] | None = None,
+                   workdir: Path | None = None) -> ApprovalPolicy:
+    """The policy a session runs under: the mode, the settings' rules (None: none known here,
+    as on a server's client) and the "always" answers `saved` in the session (its JSON's
+    extra keys, or a thread's `birdie` metadata: the same two keys)."""
+    return ApprovalPolicy.build(mode=mode, settings_rules=settings_rules,
+                                session_rules=_strings(saved.get(APPROVAL_RULES)),
+                                approved_skills=_strings(saved.get(APPROVED_SKILLS)),
+                                workdir=workdir)
+
+
+def decided_answer(policy: ApprovalPolicy, request: ApprovalRequest) -> ApprovalAnswer | None:
+    """The one decision on a pending request without the user, for every door: the answer
+    the mode and rules give it (auto, read-only, a deny rule, an "always" saved meanwhile);
+    None: the user is to be asked."""
+    verdict = policy.decide(name=request.name, command=request.command,
+                            skill_name=request.skill, gated=True, why=request.why,
+                            args=request.args)
+    return None if verdict.action == "ask" else ApprovalAnswer(verdict.action, reason=verdict.why)
+
+
+def _strings(value: Any) -> list[str]:
+    """A saved list read leniently: a hand-edited file or foreign metadata never breaks it."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def describe(rule: Rule) -> str:
     return rule.tool if rule.pattern is None else f"{rule.tool}({rule.pattern})"
 
@@ -326,6 +354,7 @@ def proposed_diff(args: dict[str, Any], workdir: Path | None = None) -> str | No
 
 
 __all__ = [
-    "ALLOW_ONCE", "APPROVAL_RULES", "APPROVED_SKILLS", "DENY", "MODES", "REMEMBER", "ApprovalAnswer", "ApprovalPolicy",
-    "ApprovalRequest", "Rule", "Verdict", "command_text", "outside_paths", "proposed_diff",
+    "ALLOW_ONCE", "APPROVAL_RULES", "APPROVED_SKILLS", "DENY", "MODES", "REMEMBER",
+    "ApprovalAnswer", "ApprovalPolicy", "ApprovalRequest", "Rule", "Verdict", "command_text",
+    "decided_answer", "outside_paths", "proposed_diff", "session_policy",
 ]

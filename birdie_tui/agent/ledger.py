@@ -3,7 +3,9 @@
 The engine feeds it every model call as it completes (`add_call`) and tells it when a turn
 starts and ends; the session file (`agent.accounting`) keeps the recorded totals. Everything
 that shows tokens or cost (status bar, token panel, `sessions list`, the session JSON) reads
-`snapshot()` or those recorded totals, never a running count of its own.
+`snapshot()` or those recorded totals, never a running count of its own; `/cost` is
+`cost_report`. Both doors call these: the local one with its session file's counts, the
+remote one with the counts of a server thread's history (`settle` over its messages).
 
 Cost: each call is priced when it completes, at the list price of the model that made it, with
 cached input at the cached rate. A session whose calls were all priced shows their sum; a
@@ -15,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 Price = tuple[float, float, float]  # USD per million: input, output, cached input
-
 
 
 def usage_of(message: Any) -> tuple[int, int, int]:
@@ -129,3 +130,70 @@ class Ledger:
                            session_in=session_in, session_out=session_out,
                            session_cached=session_cached, per_turn=per_turn, cost_usd=cost,
                            turns=meta.turns if meta else 0)
+
+
+@dataclass(frozen=True)
+class TurnCost:
+    """One row of `/cost`: what a turn's model calls used and cost."""
+
+    turn: int
+    model: str  # the model's label; "" when the record did not say
+    input: int
+    cached: int  # of `input`, read from the vendor's prompt cache
+    output: int
+    cost: float | None  # None: a price unknown
+    retried: bool = False  # taken back by /retry: the same turn number follows
+    running: bool = False  # the turn under way (its calls so far)
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """`/cost`: the session's totals (the token ledger's) and its per-turn records."""
+
+    model: str  # the model in use now
+    turns: int
+    input: int
+    cached: int
+    output: int
+    cost_usd: float | None  # None: unknown
+    per_turn: tuple[TurnCost, ...] = ()
+    unrecorded_turns: int = 0  # turns from before per-turn records: in the totals only
+    cost_estimated: bool = False  # not every call was priced when it ran: today's rate
+
+
+class Recorded(Protocol):
+    """The recorded counts `cost_report` reads (a `SessionMeta`: a session file's, or the
+    counts of a server thread's history)."""
+
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    turn_costs: list[dict[str, Any]]
+
+
+def cost_report(meta: Recorded | None, running: Ledger, totals: TokenLedger,
+                model: str) -> CostReport:
+    """`/cost`: the ledger's session `totals`, and one row per recorded turn (`running`'s
+    turn last, with its calls so far). Turns recorded before per-turn records existed are
+    only in the totals: `unrecorded_turns` says how many."""
+    records = list(meta.turn_costs) if meta is not None else []
+    turns = meta.turns if meta is not None else 0
+    rows = [TurnCost(turn=r["turn"], model=r["model"], input=r["input"], cached=r["cached"],
+                     output=r["output"], cost=r["cost"],
+                     retried=r["turn"] > turns or any(
+                         later["turn"] == r["turn"] for later in records[n + 1:]))
+            for n, r in enumerate(records)]
+    if running.live and running.calls:
+        rows.append(TurnCost(
+            turn=turns + 1, model=model, input=sum(c.input for c in running.calls),
+            cached=running.turn_cached(), output=sum(c.output for c in running.calls),
+            cost=running.turn_cost(), running=True))
+    recorded = {r["turn"] for r in records if r["turn"] <= turns}
+    return CostReport(model=model, turns=turns, input=totals.session_in,
+                      cached=totals.session_cached, output=totals.session_out,
+                      cost_usd=totals.cost_usd, per_turn=tuple(rows),
+                      unrecorded_turns=max(0, turns - len(recorded)),
+                      cost_estimated=totals.cost_usd is not None and meta is not None
+                      and meta.cost_usd is None
+                      and bool(meta.input_tokens or meta.output_tokens))

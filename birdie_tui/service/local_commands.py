@@ -15,7 +15,7 @@ from typing import Any
 from birdie_tui.events import ChangeEvent, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.protocol import BirdieError
-from birdie_tui.service.rows import CostReport, NewSkill, TurnCost, UserTurn
+from birdie_tui.service.rows import CostReport, NewSkill, UserTurn
 
 
 class LocalCommands:
@@ -28,33 +28,12 @@ class LocalCommands:
 
     # ------------------------------------------------------------------ /cost
     def cost(self) -> CostReport:
-        """The ledger's session totals, and one row per recorded turn (a running turn last,
-        with its calls so far). Turns recorded before per-turn records existed are only in
-        the totals: `unrecorded_turns` says how many."""
-        engine, totals = self.engine, self.ledger()
-        meta = engine.session
-        records = list(meta.turn_costs) if meta is not None else []
-        turns = meta.turns if meta is not None else 0
-        rows = [TurnCost(turn=r["turn"], model=r["model"], input=r["input"],
-                         cached=r["cached"], output=r["output"], cost=r["cost"],
-                         retried=r["turn"] > turns or any(
-                             later["turn"] == r["turn"] for later in records[n + 1:]))
-                for n, r in enumerate(records)]
-        running = engine.tokens.ledger  # the engine's one token owner
-        if running.live and running.calls:
-            rows.append(TurnCost(
-                turn=turns + 1, model=engine.model_label,
-                input=sum(c.input for c in running.calls),
-                cached=running.turn_cached(), output=sum(c.output for c in running.calls),
-                cost=running.turn_cost(), running=True))
-        recorded = {r["turn"] for r in records if r["turn"] <= turns}
-        return CostReport(model=engine.model_label, turns=turns, input=totals.session_in,
-                          cached=totals.session_cached, output=totals.session_out,
-                          cost_usd=totals.cost_usd, per_turn=tuple(rows),
-                          unrecorded_turns=max(0, turns - len(recorded)),
-                          cost_estimated=totals.cost_usd is not None and meta is not None
-                          and meta.cost_usd is None
-                          and bool(meta.input_tokens or meta.output_tokens))
+        """/cost: the ledger's report (`agent.ledger.cost_report`, as the remote door's)."""
+        from birdie_tui.agent.ledger import cost_report
+
+        engine = self.engine  # its token account is the one owner of the figures
+        return cost_report(engine.session, engine.tokens.ledger, self.ledger(),
+                           engine.model_label)
 
     # ------------------------------------------------------------------ /history
     async def history(self, limit: int = 10) -> list[UserTurn]:

@@ -4,6 +4,11 @@ grants, approvals, the mode and the list's figures live in the thread's `birdie`
 which the graph reads at each run; the skills, tools, model and settings are the server's
 (`remote_catalog`). What only makes sense on this machine says so in one line.
 
+Threads side by side: a turn runs on the `RemoteThread` it started on (`remote_thread.py`);
+showing another thread keeps it in `_running` and the run streams on, counted and remembered
+for its own thread; showing that thread again shows the same object, its turn live or done.
+Another client's turns in the shown thread are seen by polling (`session_pulse`).
+
 Cheap to import, like `local.py`: the SDK and LangChain are imported when used.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import socket
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -25,15 +31,10 @@ from birdie_tui.events import (
 )
 from birdie_tui.service.protocol import BirdieError, Listener
 from birdie_tui.service.remote_catalog import Catalog, fetch_catalog
-from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, shown_url, to_messages
+from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, shown_url
 from birdie_tui.service.remote_commands import RemoteCommands
-from birdie_tui.service.remote_sessions import (
-    Figures,
-    birdie_meta,
-    figures_of,
-    ledger_of,
-    thread_row,
-)
+from birdie_tui.service.remote_sessions import birdie_meta, thread_row, written_by
+from birdie_tui.service.remote_thread import RemoteThread
 from birdie_tui.service.remote_turns import RemoteTurns
 from birdie_tui.service.rows import SessionPulse, SessionRow, Started, Status, TokenLedger
 from birdie_tui.store.session_meta import str_list
@@ -42,7 +43,10 @@ from birdie_tui.text import title_from
 SERVER_KEY_ENV = "BIRDIE_SERVER_API_KEY"
 LIST_PAGE = 1000  # threads asked for at once (the server's search is paged)
 LIST_LIMIT = 20_000  # threads the browser lists at most (newest first)
-FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "last_host")
+FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "last_host",
+               "last_client")
+# How long "open elsewhere" stays said after another client last changed the thread.
+ELSEWHERE_SECONDS = 120.0
 
 
 class RemoteBirdie(RemoteCommands, RemoteTurns):
@@ -58,16 +62,11 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         self.wire: Any = None
         self.catalog = Catalog()
         self._listeners: list[Listener] = []
-        self._thread = str(uuid.uuid4())
-        self._saved = False  # the thread exists on the server (created at the first turn)
-        self._meta: dict[str, Any] = {}  # its `birdie` metadata, as last read or written
-        self._doc: dict[str, Any] = {}  # the thread as last read (dates, metadata)
-        self._messages: list[Any] = []
-        self._summary = ""  # the thread's rolling compaction summary
-        self._figures = Figures()
-        self._live: list[Any] = []  # the running turn's calls
-        self._last_injected: Any = None
-        self._run_id: str | None = None
+        self.shown = RemoteThread()  # the thread on screen
+        # Threads with a turn of this client running, shown or not (see remote_thread.py).
+        self._running: dict[str, RemoteThread] = {}
+        self._client = uuid.uuid4().hex  # tells this client's writes from another's
+        self._elsewhere: dict[str, tuple[str, float]] = {}  # thread -> (who, when seen)
         self._settings: Any = None
 
     # ------------------------------------------------------------------ life
@@ -93,7 +92,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
                 session_id = await self._latest()
             if session_id is not None:
                 try:
-                    await self._open(session_id)
+                    self.shown = await self._read(session_id)
                 except BirdieError as exc:
                     if strict:
                         raise
@@ -113,8 +112,8 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
             await self.close()
             raise BirdieError(message) from None
         await self._refresh_catalog()
-        return Started(session_id=self._thread, new=not self._saved, problems=tuple(problems),
-                       warnings=tuple(warnings))
+        return Started(session_id=self.shown.id, new=not self.shown.saved,
+                       problems=tuple(problems), warnings=tuple(warnings))
 
     def _server_key(self) -> str | None:
         """$BIRDIE_SERVER_API_KEY, sent as the server's x-api-key (a LangSmith deployment
@@ -143,20 +142,18 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
             limit=1, sort_by="updated_at", sort_order="desc", select=["thread_id"]))
         return str(found[0]["thread_id"]) if found else None
 
-    async def _open(self, thread_id: str) -> None:
+    async def _read(self, thread_id: str) -> RemoteThread:
+        """The thread as the server has it now, with its history counted."""
         doc = await self.wire.call(lambda: self.wire.aio.threads.get(thread_id),
                                    thread=thread_id)
-        self._thread, self._saved, self._doc = str(doc["thread_id"]), True, doc
-        self._meta = birdie_meta(doc)
-        self._take_values(doc.get("values"))
-        self._live, self._last_injected = [], None
+        view = RemoteThread(str(doc["thread_id"]))
+        self._take(view, doc)
+        return view
 
-    def _take_values(self, values: Any) -> None:
-        self._messages = to_messages((values or {}).get("messages")) \
-            if isinstance(values, dict) else []
-        self._summary = str((values or {}).get("summary") or "") if isinstance(values, dict) \
-            else ""
-        self._figures = figures_of(self._messages, self._price())
+    def _take(self, view: RemoteThread, doc: Any, *, values: bool = True) -> None:
+        if isinstance(doc, dict):
+            view.take_doc(doc, price=self._price(), model=self.catalog.model.label,
+                          values=values)
 
     async def _grant(self, enable: list[str], disable: list[str]) -> None:
         if not enable and not disable:
@@ -168,53 +165,52 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         for name in disable:
             off, on = [*(n for n in off if n.lower() != name.lower()), name], \
                 [n for n in on if n.lower() != name.lower()]
-        await self._write_meta(enabled_skills=on, disabled_skills=off)
+        await self._write_meta(self.shown, enabled_skills=on, disabled_skills=off)
 
-    def _grants(self) -> tuple[list[str], list[str]]:
-        return (str_list(self._meta.get("enabled_skills")),
-                str_list(self._meta.get("disabled_skills")))
+    def _grants(self, view: RemoteThread | None = None) -> tuple[list[str], list[str]]:
+        meta = (view or self.shown).meta
+        return str_list(meta.get("enabled_skills")), str_list(meta.get("disabled_skills"))
 
-    async def _refresh_catalog(self) -> None:
-        """The skill rows for this session's grants (the server computes `enabled`)."""
+    async def _refresh_catalog(self, view: RemoteThread | None = None) -> None:
+        """The skill rows for a thread's grants (the server computes `enabled`)."""
         with contextlib.suppress(BirdieError):
-            self.catalog = await fetch_catalog(self.wire, *self._grants())
+            self.catalog = await fetch_catalog(self.wire, *self._grants(view))
 
     # ------------------------------------------------------------------ thread metadata
-    async def _ensure_thread(self) -> str:
+    async def _ensure_thread(self, view: RemoteThread) -> str:
         """The thread exists from the first turn on (grants chosen before are written then)."""
-        if not self._saved:
-            meta = {**self._meta, "user": self.user}
+        if not view.saved:
+            meta = {**view.meta, "user": self.user}
             doc = await self.wire.call(lambda: self.wire.aio.threads.create(
-                thread_id=self._thread, metadata={META_KEY: meta}, if_exists="do_nothing",
+                thread_id=view.id, metadata={META_KEY: meta}, if_exists="do_nothing",
                 graph_id=GRAPH),
-                thread=self._thread)
-            self._saved, self._doc, self._meta = True, doc, meta
+                thread=view.id)
+            view.saved, view.doc, view.meta = True, doc, meta
             self._emit(StatusChanged())
-        return self._thread
+        return view.id
 
-    async def _write_meta(self, **changes: Any) -> None:
+    async def _write_meta(self, view: RemoteThread, **changes: Any) -> None:
         """Merge `changes` into the thread's `birdie` metadata (as the server has it now: a
         key another client wrote meanwhile is kept)."""
-        self._meta.update(changes)
-        if not self._saved:
+        view.meta.update(changes)
+        if not view.saved:
             return
-        thread = self._thread
+        thread = view.id
 
         async def write() -> Any:
             doc = await self.wire.aio.threads.get(thread)
             merged = {**birdie_meta(doc), **changes}
             return await self.wire.aio.threads.update(thread, metadata={META_KEY: merged})
 
-        doc = await self.wire.call(write, thread=thread)
-        if isinstance(doc, dict) and thread == self._thread:
-            self._meta = birdie_meta(doc) or self._meta
+        self._take(view, await self.wire.call(write, thread=thread), values=False)
 
     def _write_meta_sync(self, thread: str | None = None, **changes: Any) -> None:
-        """As `_write_meta`, for the door's sync methods (any thread, or another session)."""
-        thread = thread or self._thread
-        if thread == self._thread:
-            self._meta.update(changes)
-            if not self._saved:
+        """As `_write_meta`, for the door's sync methods (the shown thread, or any other)."""
+        thread = thread or self.shown.id
+        view = self._view(thread)
+        if view is not None:
+            view.meta.update(changes)
+            if not view.saved:
                 return
 
         def write() -> Any:
@@ -222,35 +218,40 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
             merged = {**birdie_meta(doc), **changes}
             return self.wire.sync.threads.update(thread, metadata={META_KEY: merged})
 
-        self.wire.call_sync(write, thread=thread)
+        doc = self.wire.call_sync(write, thread=thread)
+        if view is not None:
+            self._take(view, doc, values=False)
 
-    async def _after_turn(self) -> None:
+    def _view(self, thread: str) -> RemoteThread | None:
+        """This client's object for `thread`: the shown one, or one running a turn."""
+        return self.shown if thread == self.shown.id else self._running.get(thread)
+
+    async def _after_turn(self, view: RemoteThread) -> None:
         """The thread's state read back (the truth for every figure), and the figures the
         browser lists written to its metadata."""
         try:
-            if self._saved and self.wire is not None:
-                doc = await self.wire.call(lambda: self.wire.aio.threads.get(self._thread),
-                                           thread=self._thread)
-                self._doc = doc
-                self._meta = birdie_meta(doc) or self._meta
-                self._take_values(doc.get("values"))
-                self._live = []
-                await self._write_meta(**self._figure_meta())
+            if view.saved and self.wire is not None:
+                doc = await self.wire.call(lambda: self.wire.aio.threads.get(view.id),
+                                           thread=view.id)
+                self._take(view, doc)
+                await self._write_meta(view, **self._figure_meta(view))
         finally:
-            self._live = []
+            view.ledger.end_turn()
             self._emit_totals()
             self._emit(StatusChanged())
             self._emit(SkillsChanged())
 
-    def _figure_meta(self) -> dict[str, Any]:
-        first = next((m for m in self._messages if m.type == "human"), None)
+    def _figure_meta(self, view: RemoteThread) -> dict[str, Any]:
         from birdie_tui.text import content_text
 
-        title = self._meta.get("title") or (title_from(content_text(first.content))
-                                             if first is not None else None)
-        return {"turns": len(self._figures.turns), "input_tokens": self._figures.input,
-                "output_tokens": self._figures.output, "title": title,
-                "last_user": self.user, "last_host": socket.gethostname()}
+        first = next((m for m in view.messages if m.type == "human"), None)
+        title = view.meta.get("title") or (title_from(content_text(first.content))
+                                           if first is not None else None)
+        counted = view.counted
+        return {"turns": counted.turns, "input_tokens": counted.input_tokens,
+                "output_tokens": counted.output_tokens, "title": title,
+                "last_user": self.user, "last_host": socket.gethostname(),
+                "last_client": self._client}
 
     def _emit_totals(self) -> None:
         ledger = self.ledger()
@@ -261,30 +262,31 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
 
     # ------------------------------------------------------------------ what is shown
     def status(self) -> Status:
+        view = self.shown
         return Status(
             model=f"remote: {self.wire.host if self.wire else self.url} · "
                   f"{self.catalog.model.label}",
-            vendor=self.catalog.vendor, session_id=self._thread,
-            title=self._meta.get("title"), saved=self._saved,
-            turns=len(self._figures.turns), created_at=str(self._doc.get("created_at") or ""),
+            vendor=self.catalog.vendor, session_id=view.id,
+            title=view.meta.get("title"), saved=view.saved,
+            turns=view.counted.turns, created_at=str(view.doc.get("created_at") or ""),
             user=self.user, data_dir=self.wire.shown if self.wire else shown_url(self.url),
             skill_dirs=tuple(str(d) for d in self.catalog.server.get("skill_dirs") or ()),
             logs_dir="(on the server)", approval_mode=self.approval_mode())
 
     def ledger(self) -> TokenLedger:
-        return ledger_of(self._figures, self._live, context_window=self.catalog.model
-                         .context_window, price=self._price())
+        return self.shown.snapshot(context_window=self.catalog.model.context_window,
+                                   price=self._price())
 
     def resume_command(self) -> str | None:
-        if not self._saved:
+        if not self.shown.saved:
             return None
         from birdie_tui.resume import resume_command
 
-        return resume_command(self._thread, server=self.wire.url if self.wire else self.url)
+        return resume_command(self.shown.id, server=self.wire.url if self.wire else self.url)
 
     def save_session(self) -> str:
         """Headless: the thread is created when the turn starts; its id is known already."""
-        return self._thread
+        return self.shown.id
 
     # ------------------------------------------------------------------ sessions
     def session_rows(self) -> list[SessionRow]:
@@ -298,37 +300,64 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
             threads += page
             if len(page) < LIST_PAGE:
                 break
-        current = self._thread
-        rows = [thread_row(t, current) for t in threads if _ours(t)]
-        if not any(row.id == current for row in rows):
-            rows.insert(0, SessionRow(id=current, title=self._meta.get("title") or "(untitled)",
-                                      updated_at="", turns=len(self._figures.turns),
-                                      input_tokens=self._figures.input,
-                                      output_tokens=self._figures.output, current=True))
+        view = self.shown
+        rows = [thread_row(t, view.id) for t in threads if _ours(t)]
+        if not any(row.id == view.id for row in rows):
+            counted = view.counted
+            rows.insert(0, SessionRow(id=view.id, title=view.meta.get("title") or "(untitled)",
+                                      updated_at="", turns=counted.turns,
+                                      input_tokens=counted.input_tokens,
+                                      output_tokens=counted.output_tokens, current=True))
         return rows
 
     async def transcript(self) -> list[Any]:
         from birdie_tui.service.local_rows import transcript_items
 
-        return transcript_items(self._messages)
+        return transcript_items(self.shown.messages)
 
     async def new_session(self) -> None:
-        self._thread, self._saved, self._doc, self._meta = str(uuid.uuid4()), False, {}, {}
-        self._take_values(None)
-        self._live, self._last_injected = [], None
-        await self._refresh_catalog()
-        self._emit(SessionOpened(id=self._thread, new=True))
+        await self._show(RemoteThread())  # a turn running on the one left goes on
+        self._emit(SessionOpened(id=self.shown.id, new=True))
 
     async def open_session(self, session_id: str) -> None:
-        if session_id == self._thread:
+        if session_id == self.shown.id:
             return
-        await self._open(session_id)
-        await self._refresh_catalog()
-        self._emit(SessionOpened(id=self._thread, new=False))
+        # A thread whose turn ran on meanwhile is shown as it now stands (live, or just done).
+        await self._show(self._running.get(session_id) or await self._read(session_id))
+        self._emit(SessionOpened(id=self.shown.id, new=False))
+
+    async def _show(self, view: RemoteThread) -> None:
+        """Show `view` once everything about it is read: what the screen asks the door
+        meanwhile is still about the thread it shows."""
+        await self._refresh_catalog(view)
+        self.shown = view
 
     async def session_pulse(self) -> SessionPulse:
-        """Nothing polled: the server runs one run at a time per thread (`multitask`)."""
-        return SessionPulse()
+        """Another client's change to the shown thread since this client last read or wrote
+        it (its `updated_at`: one search by id), read again then; and who that client was,
+        said for `ELSEWHERE_SECONDS`. Nothing is asked while a turn of ours runs on it."""
+        view = self.shown
+        if not view.saved or view.turning or self.wire is None:
+            return SessionPulse()
+        found = await self.wire.call(lambda: self.wire.aio.threads.search(
+            ids=[view.id], limit=1, select=["thread_id", "updated_at", "metadata", "status"]),
+            thread=view.id)
+        doc = found[0] if found else None
+        changed = isinstance(doc, dict) and str(doc.get("updated_at") or "") != view.updated_at \
+            and self._view(view.id) is view  # not switched away meanwhile
+        if changed and isinstance(doc, dict):
+            meta = birdie_meta(doc)
+            if meta.get("last_client") != self._client or doc.get("status") == "busy":
+                who = written_by(meta) if meta.get("last_client") != self._client else ""
+                self._elsewhere[view.id] = (who or "another client", time.monotonic())
+            if doc.get("status") == "busy":  # their run goes on: read it when it is done
+                changed = False
+            else:
+                self._take(view, await self.wire.call(
+                    lambda: self.wire.aio.threads.get(view.id), thread=view.id))
+        who, when = self._elsewhere.get(view.id, ("", 0.0))
+        recent = bool(who) and time.monotonic() - when < ELSEWHERE_SECONDS
+        return SessionPulse(changed=changed, elsewhere=who if recent else "")
 
     def rename_session(self, session_id: str, title: str) -> None:
         title = title.strip()
@@ -338,10 +367,14 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         self._emit(StatusChanged())
 
     async def delete_session(self, session_id: str) -> None:
-        if session_id != self._thread or self._saved:
+        running = self._running.get(session_id)
+        if running is not None and running is not self.shown:
+            raise BirdieError(f"session {session_id} is running a turn: open it, Esc, then delete")
+        view = self.shown
+        if session_id != view.id or view.saved:
             await self.wire.call(lambda: self.wire.aio.threads.delete(session_id),
                                  thread=session_id)
-        if session_id == self._thread:
+        if session_id == view.id:
             await self.new_session()
 
 

@@ -11,7 +11,15 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
+from birdie_tui.agent.approvals import (
+    APPROVAL_RULES,
+    APPROVED_SKILLS,
+    MODES,
+    ApprovalAnswer,
+    ApprovalRequest,
+    decided_answer,
+    session_policy,
+)
 from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
 from birdie_tui.modes import (
     LOADING_MODES,
@@ -23,6 +31,7 @@ from birdie_tui.modes import (
 )
 from birdie_tui.service.protocol import BirdieError, SettingValue
 from birdie_tui.service.remote_catalog import Catalog
+from birdie_tui.service.remote_thread import RemoteThread
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
@@ -39,6 +48,7 @@ from birdie_tui.service.rows import (
     NewSkill,
     SettingsRow,
     SkillRow,
+    TokenLedger,
     ToolRow,
     UserTurn,
 )
@@ -51,19 +61,14 @@ def local_only(what: str, why: str) -> BirdieError:
 class RemoteCommands:
     catalog: Catalog
     wire: Any
-    _meta: dict[str, Any]
-    _messages: list[Any]
-    _figures: Any
-    _live: list[Any]
-    _last_injected: Any
+    shown: RemoteThread  # the thread on screen: what the commands act on
     _settings: Any
-    _thread: str
-    _summary: str
     _emit: Callable[[ChangeEvent], None]
     _write_meta_sync: Callable[..., None]
-    _grants: Callable[[], tuple[list[str], list[str]]]
+    _grants: Callable[..., tuple[list[str], list[str]]]
     _price: Callable[[], Any]
     _refresh_catalog: Callable[[], Awaitable[None]]
+    ledger: Callable[[], TokenLedger]
     status: Callable[[], Any]
 
     # ------------------------------------------------------------------ UI settings (local)
@@ -78,9 +83,12 @@ class RemoteCommands:
 
     # ------------------------------------------------------------------ approvals
     def approval_mode(self) -> ApprovalMode:
-        """The mode the server runs this thread in: the thread's choice, capped by the
+        return self._mode_of(self.shown)
+
+    def _mode_of(self, view: RemoteThread) -> ApprovalMode:
+        """The mode the server runs a thread in: the thread's choice, capped by the
         operator's `approval_mode` (the catalog's `approval_ceiling`; see server/graph.py)."""
-        mode = (approval_mode_of(self._meta.get("approval_mode"))
+        mode = (approval_mode_of(view.meta.get("approval_mode"))
                 or approval_mode_of(self.catalog.settings.get("approval_mode")) or "ask")
         ceiling = approval_mode_of(self.catalog.server.get("approval_ceiling"))
         order = PERMISSIVENESS
@@ -89,18 +97,15 @@ class RemoteCommands:
         return mode
 
     def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
-        """The answer the thread's mode (capped by the operator's) and saved rules give a
-        pending request, as the served graph decides; None: the user is to be asked."""
-        from birdie_tui.agent.approvals import ApprovalPolicy
+        return self.thread_answer(self.shown, request)
 
-        verdict = ApprovalPolicy.build(
-            mode=self.approval_mode(), settings_rules=None,
-            session_rules=str_list(self._meta.get("approval_rules")),
-            approved_skills=str_list(self._meta.get("approved_skills"))).decide(
-            name=request.name, command=request.command, skill_name=request.skill,
-            gated=True, why=request.why, args=request.args)
-        return None if verdict.action == "ask" else ApprovalAnswer(verdict.action,
-                                                                   reason=verdict.why)
+    def thread_answer(self, view: RemoteThread, request: ApprovalRequest
+                      ) -> ApprovalAnswer | None:
+        """The answer a thread's mode (capped by the operator's) and saved rules give a
+        pending request, by the core's one policy (as the served graph and the local desk
+        decide); None: the user is to be asked."""
+        return decided_answer(session_policy(mode=self._mode_of(view), saved=view.meta),
+                              request)
 
     def set_approval_mode(self, mode: str | None = None) -> ApprovalMode:
         if mode is None:
@@ -112,8 +117,8 @@ class RemoteCommands:
         return self.approval_mode()
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
-        return str_list(self._meta.get("approved_skills")), \
-            str_list(self._meta.get("approval_rules"))
+        meta = self.shown.meta
+        return str_list(meta.get(APPROVED_SKILLS)), str_list(meta.get(APPROVAL_RULES))
 
     def forget_approvals(self) -> None:
         self._write_meta_sync(approved_skills=[], approval_rules=[])
@@ -201,18 +206,16 @@ class RemoteCommands:
 
     # ------------------------------------------- /cost, /history, /skill new, /tool cap, /cd
     def cost(self) -> CostReport:
-        from birdie_tui.service.remote_sessions import cost_report
-
-        return cost_report(self._figures, self._live, model=self.catalog.model.label,
-                           price=self._price())
+        """The ledger's report over the thread's history (`agent.ledger.cost_report`)."""
+        return self.shown.cost(self.ledger(), self.catalog.model.label)
 
     async def history(self, limit: int = 10) -> list[UserTurn]:
         from birdie_tui.service.local_rows import user_turns
 
-        return user_turns(self._messages, limit)
+        return user_turns(self.shown.messages, limit)
 
     def tool_call_limit(self) -> int | None:
-        cap = self._meta.get("max_tool_calls", self.catalog.settings.get("max_tool_calls", 40))
+        cap = self.shown.meta.get("max_tool_calls", self.catalog.settings.get("max_tool_calls", 40))
         return cap if isinstance(cap, int) and cap > 0 else None
 
     def set_tool_call_limit(self, limit: int | None) -> int | None:
@@ -232,14 +235,14 @@ class RemoteCommands:
     async def contexts(self) -> list[CallContext]:
         from birdie_tui.agent.provenance import history_records
 
-        return history_records(self._messages)
+        return history_records(self.shown.messages)
 
     async def injection(self) -> InjectionView:
         """The last call's prompt: the live `injected` event when it is that call's (bodies
         included), else its record from the thread's history."""
         records = await self.contexts()
         last = records[-1] if records else None
-        live = self._last_injected
+        live = self.shown.last_injected
         if live is not None and (last is None or (live.context is not None and (
                 live.context.turn, live.context.call) == (last.turn, last.call))):
             return InjectionView.of(live)
@@ -265,7 +268,7 @@ class RemoteCommands:
         raise local_only("automatic compaction", "compaction runs with the local engine")
 
     def skill_loading(self) -> LoadingMode:
-        return (loading_mode_of(self._meta.get("skill_loading"))
+        return (loading_mode_of(self.shown.meta.get("skill_loading"))
                 or loading_mode_of(self.catalog.settings.get("skill_loading")) or "both")
 
     def set_skill_loading(self, mode: str | None) -> LoadingMode:
@@ -281,11 +284,11 @@ class RemoteCommands:
 
         if fmt not in ("markdown", "json"):
             raise BirdieError(f"unknown export format {fmt!r}: markdown or json")
-        status = self.status()
-        meta = ExportMeta(id=self._thread, title=status.title, created_at=status.created_at,
-                          updated_at=str(getattr(self, "_doc", {}).get("updated_at") or ""),
-                          turns=status.turns, input_tokens=self._figures.input,
-                          output_tokens=self._figures.output)
-        return export_session(meta, self._messages, await self.contexts(), fmt,
-                              summary=self._summary)
+        status, view = self.status(), self.shown
+        meta = ExportMeta(id=view.id, title=status.title, created_at=status.created_at,
+                          updated_at=view.updated_at, turns=status.turns,
+                          input_tokens=view.counted.input_tokens,
+                          output_tokens=view.counted.output_tokens)
+        return export_session(meta, view.messages, await self.contexts(), fmt,
+                              summary=view.summary)
 

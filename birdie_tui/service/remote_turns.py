@@ -3,7 +3,10 @@ turned into the SAME turn events the local engine yields (`agent.stream.translat
 parts, made LangChain messages again), approvals as interrupts resumed with
 `{"resume": {call_id: answer}}`, and a cancelled turn cancelling its run on the server.
 
-A mixin of `RemoteBirdie`: it uses the wire, the open thread and its metadata, `_emit`.
+A turn runs on the `RemoteThread` it started on (`remote_thread.py`), whatever is shown later:
+its calls are counted in that thread's ledger, its "always" answers saved in that thread's
+metadata, its approvals decided by that thread's rules. A mixin of `RemoteBirdie`: it uses the
+wire, the door's threads (`shown`, `_running`) and `_emit`.
 """
 
 from __future__ import annotations
@@ -14,19 +17,19 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalPolicy, ApprovalRequest
+from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.events import (
     ApprovalDecided,
     ChangeEvent,
-    TotalsChanged,
+    SkillsInjected,
     TurnDone,
     TurnError,
     TurnEvent,
     UsageReported,
 )
-from birdie_tui.agent.ledger import CallUsage, call_cost
 from birdie_tui.service.protocol import Approver, BirdieError
 from birdie_tui.service.remote_client import GRAPH, Wire, to_messages
+from birdie_tui.service.remote_thread import RemoteThread
 from birdie_tui.store.session_meta import str_list
 
 if TYPE_CHECKING:
@@ -73,17 +76,16 @@ def final_text(update: Any) -> str | None:
 
 class RemoteTurns:
     wire: Wire
+    shown: RemoteThread
+    _running: dict[str, RemoteThread]
     _emit: Callable[[ChangeEvent], None]
-    _thread: str
-    _meta: dict[str, Any]
-    _live: list[CallUsage]
-    _last_injected: Any
-    _run_id: str | None
 
-    _ensure_thread: Callable[[], Awaitable[str]]  # the rest is RemoteBirdie's
-    _after_turn: Callable[[], Awaitable[None]]
+    _ensure_thread: Callable[[RemoteThread], Awaitable[str]]  # the rest is RemoteBirdie's
+    _after_turn: Callable[[RemoteThread], Awaitable[None]]
     _write_meta: Callable[..., Awaitable[None]]
     _price: Callable[[], Any]
+    _emit_totals: Callable[[], None]
+    thread_answer: Callable[[RemoteThread, ApprovalRequest], ApprovalAnswer | None]
 
     # ------------------------------------------------------------------ the door's methods
     def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
@@ -94,61 +96,76 @@ class RemoteTurns:
         return self._remote_turn("", approver, dict(answers or {}))
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
-        if not getattr(self, "_saved", False):
+        return await self._pending(self.shown)
+
+    async def _pending(self, view: RemoteThread) -> list[ApprovalRequest]:
+        if not view.saved:
             return []
-        state = await self.wire.call(lambda: self.wire.aio.threads.get_state(self._thread),
-                                     thread=self._thread)
+        state = await self.wire.call(lambda: self.wire.aio.threads.get_state(view.id),
+                                     thread=view.id)
         return pending_in(state)
 
     # ------------------------------------------------------------------ one turn
     async def _remote_turn(self, text: str, approver: Approver | None,
                            resume: dict[str, ApprovalAnswer] | None) -> AsyncIterator[TurnEvent]:
-        from birdie_tui.agent.approval_ops import resume_value
-        from birdie_tui.text import scrub_surrogates
-
-        self._live, self._run_id = [], None
-        thread = self._thread
+        view = self.shown  # the turn's thread, whatever is shown later
+        view.turning, view.run_id = True, None
+        view.ledger.begin_turn()
+        self._running[view.id] = view
         try:
-            thread = await self._ensure_thread()
-            pending = await self.pending_approvals()
-            if resume is None:
-                if pending:  # a new message instead of an answer
-                    await self._close_pending(pending)
-                message = {"type": "human", "content": scrub_surrogates(text),
-                           "id": str(uuid.uuid4())}
-                payload: dict[str, Any] = {"input": {"messages": [message]}}
-            else:
-                if not pending:
-                    yield TurnError(message="nothing waits for approval any more "
-                                            "(answered elsewhere?)")
-                    return
-                asked, waiting = await self._answer(
-                    [r for r in pending if r.id not in resume], approver)
-                if waiting and approver is not None:
-                    for request in waiting:
-                        yield _pending_event(request)
-                    return
-                resume = {**resume, **{k: ApprovalAnswer.from_value(v) for k, v in asked.items()}}
-                for request in pending:
-                    if request.id in resume:
-                        await self._remember(request, resume[request.id])
-                payload = {"command": {"resume": resume_value(resume, pending)}}
-            async with contextlib.aclosing(self._runs(thread, payload, approver)) as events:
+            await self._ensure_thread(view)
+            payload = await self._payload(view, text, approver, resume)
+            if isinstance(payload, list):  # nothing to run: why, or the calls left pending
+                for event in payload:
+                    yield event
+                return
+            async with contextlib.aclosing(self._runs(view, payload, approver)) as events:
                 async for event in events:
                     yield event
         except (asyncio.CancelledError, GeneratorExit):
-            await self._cancel_run(thread)
+            await self._cancel_run(view)
             raise
         except BirdieError as exc:
             yield TurnError(message=str(exc))
         except Exception as exc:  # noqa: BLE001 - the server's failure is a line, not a crash
-            yield TurnError(message=str(self.wire.error(exc, thread)))
+            yield TurnError(message=str(self.wire.error(exc, view.id)))
         finally:
             with contextlib.suppress(Exception):
-                await self._after_turn()
+                await self._after_turn(view)
+            view.turning = False
+            if self._running.get(view.id) is view:
+                del self._running[view.id]
 
-    async def _runs(self, thread: str, payload: dict[str, Any], approver: Approver | None
-                    ) -> AsyncGenerator[TurnEvent, None]:
+    async def _payload(self, view: RemoteThread, text: str, approver: Approver | None,
+                       resume: dict[str, ApprovalAnswer] | None
+                       ) -> dict[str, Any] | list[TurnEvent]:
+        """The run's input: the message (a step left pending is closed first), or the answers
+        to the pending step; else the events that say why nothing runs."""
+        from birdie_tui.agent.approval_ops import resume_value
+        from birdie_tui.text import scrub_surrogates
+
+        pending = await self._pending(view)
+        if resume is None:
+            if pending:  # a new message instead of an answer
+                await self._close_pending(view, pending)
+            message = {"type": "human", "content": scrub_surrogates(text),
+                       "id": str(uuid.uuid4())}
+            return {"input": {"messages": [message]}}
+        if not pending:
+            return [TurnError(message="nothing waits for approval any more "
+                                      "(answered elsewhere?)")]
+        asked, waiting = await self._answer(
+            view, [r for r in pending if r.id not in resume], approver)
+        if waiting and approver is not None:
+            return [_pending_event(request) for request in waiting]
+        resume = {**resume, **{k: ApprovalAnswer.from_value(v) for k, v in asked.items()}}
+        for request in pending:
+            if request.id in resume:
+                await self._remember(view, request, resume[request.id])
+        return {"command": {"resume": resume_value(resume, pending)}}
+
+    async def _runs(self, view: RemoteThread, payload: dict[str, Any],
+                    approver: Approver | None) -> AsyncGenerator[TurnEvent, None]:
         """Run, and run again after each stop for approval the approver answers."""
         from birdie_tui.agent.approval_ops import interrupts_in
 
@@ -156,10 +173,10 @@ class RemoteTurns:
         while True:
             stopped: list[ApprovalRequest] = []
             async for part in self.wire.aio.runs.stream(
-                    thread, GRAPH, stream_mode=STREAM_MODES, multitask_strategy="reject",
+                    view.id, GRAPH, stream_mode=STREAM_MODES, multitask_strategy="reject",
                     **payload):
                 if part.event == "metadata" and isinstance(part.data, dict):
-                    self._run_id = part.data.get("run_id")
+                    view.run_id = part.data.get("run_id")
                 elif part.event == "error":
                     yield TurnError(message=_run_error(part.data))
                     return
@@ -168,12 +185,12 @@ class RemoteTurns:
                     found = final_text(part.data)
                     reply = reply if found is None else found
                 for event in translate_part(part.event, part.data):
-                    self._count(event)
+                    self._count(view, event)
                     yield event
-            self._run_id = None
+            view.run_id = None
             if not stopped:
                 break
-            answers, waiting = await self._answer(stopped, approver)
+            answers, waiting = await self._answer(view, stopped, approver)
             if waiting:  # the step stays in the thread, resumable (`--approve`, a dialog)
                 for request in waiting:
                     yield _pending_event(request)
@@ -181,82 +198,71 @@ class RemoteTurns:
             payload = {"command": {"resume": answers}}
         yield TurnDone(text=reply)
 
-    def _count(self, event: TurnEvent) -> None:
+    def _count(self, view: RemoteThread, event: TurnEvent) -> None:
         if isinstance(event, UsageReported):
-            self._live.append(CallUsage(
-                event.input_tokens, event.output_tokens, event.cached_input_tokens,
-                call_cost(self._price(), event.input_tokens, event.output_tokens,
-                          event.cached_input_tokens)))
-            ledger = self.ledger()  # type: ignore[attr-defined]
-            self._emit(TotalsChanged(session_in=ledger.session_in,
-                                     session_out=ledger.session_out))
-        elif event.type == "injected":
-            self._last_injected = event
+            view.ledger.add_call(event.input_tokens, event.output_tokens,
+                                 event.cached_input_tokens, self._price())
+            self._emit_totals()  # the shown thread's (another's calls change nothing shown)
+        elif isinstance(event, SkillsInjected):
+            view.last_injected = event
 
     # ------------------------------------------------------------------ approvals
-    async def _answer(self, pending: list[ApprovalRequest], approver: Approver | None
+    async def _answer(self, view: RemoteThread, pending: list[ApprovalRequest],
+                      approver: Approver | None
                       ) -> tuple[dict[str, dict[str, Any]], list[ApprovalRequest]]:
-        """(resume value, requests left pending): an "always" given for an earlier call of the
-        step answers the later ones; the approver the rest (None: they wait)."""
+        """(resume value, requests left pending): the thread's mode and rules answer what
+        they can (an "always" given for an earlier call of the step answers the later ones);
+        the approver the rest (None: they wait)."""
         answers: dict[str, dict[str, Any]] = {}
         waiting: list[ApprovalRequest] = []
         for request in pending:
-            if self._allowed_by_session(request):
-                answers[request.id] = ApprovalAnswer("allow", reason="allowed by a rule"
-                                                     ).to_dict()
-                continue
-            answer = await approver(request) if approver is not None else None
+            answer = self.thread_answer(view, request)  # the one policy, as the local desk's
+            if answer is None and approver is not None:
+                answer = await approver(request)
+                if answer is not None:
+                    await self._remember(view, request, answer)
             if answer is None:
                 waiting.append(request)
                 continue
-            await self._remember(request, answer)
             answers[request.id] = answer.to_dict()
         return answers, waiting
 
-    def _allowed_by_session(self, request: ApprovalRequest) -> bool:
-        policy = ApprovalPolicy.build(
-            mode="ask", settings_rules=None,
-            session_rules=str_list(self._meta.get("approval_rules")),
-            approved_skills=str_list(self._meta.get("approved_skills")))
-        return policy.decide(name=request.name, command=request.command,
-                             skill_name=request.skill, gated=True, why=request.why,
-                             args=request.args).action == "allow"
-
-    async def _remember(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
+    async def _remember(self, view: RemoteThread, request: ApprovalRequest,
+                        answer: ApprovalAnswer) -> None:
         """An "always" answer saved in the thread's metadata (the graph reads it each run)."""
         saved = request.saved_as(answer)
         if saved is None:
             return
         key, item = saved
-        items = str_list(self._meta.get(key))
+        items = str_list(view.meta.get(key))
         if item not in items:
-            await self._write_meta(**{key: [*items, item]})
+            await self._write_meta(view, **{key: [*items, item]})
 
-    async def _close_pending(self, pending: list[ApprovalRequest]) -> None:
+    async def _close_pending(self, view: RemoteThread, pending: list[ApprovalRequest]) -> None:
         """A new message instead of an answer: the waiting calls are answered "not run" (as
         the local engine does), so the thread's history stays valid."""
         from birdie_tui.agent.approval_ops import closing_results
         from birdie_tui.service.remote_client import message_dict
 
-        state = await self.wire.call(lambda: self.wire.aio.threads.get_state(self._thread),
-                                     thread=self._thread)
+        state = await self.wire.call(lambda: self.wire.aio.threads.get_state(view.id),
+                                     thread=view.id)
         values: Any = state.get("values") or {}  # the graph's state: a dict of channels
         closed = [message_dict(result) for result in closing_results(
             to_messages(values.get("messages")), pending)]
         if not closed:
             return
         await self.wire.call(lambda: self.wire.aio.threads.update_state(
-            self._thread, {"messages": closed}, as_node="tools"), thread=self._thread)
+            view.id, {"messages": closed}, as_node="tools"), thread=view.id)
 
-    async def _cancel_run(self, thread: str) -> None:
+    async def _cancel_run(self, view: RemoteThread) -> None:
         """Esc: the run is cancelled on the server too (and given a moment to stop, so the
         next turn does not find the thread busy)."""
-        run_id, self._run_id = self._run_id, None
+        run_id, view.run_id = view.run_id, None
         if run_id is None:
             return
         with contextlib.suppress(Exception):
             await asyncio.shield(asyncio.wait_for(
-                self.wire.aio.runs.cancel(thread, run_id, wait=True), CANCEL_WAIT))
+                self.wire.aio.runs.cancel(view.id, run_id, wait=True), CANCEL_WAIT))
 
 
 def pending_in(state: Any) -> list[ApprovalRequest]:

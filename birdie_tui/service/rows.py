@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
-from birdie_tui.agent.ledger import CallUsage, TokenLedger
+# /cost's rows are the ledger's (both doors report through `agent.ledger.cost_report`).
+from birdie_tui.agent.ledger import CallUsage, CostReport, TokenLedger, TurnCost
 from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
 # The catalog's rows live in a leaf the server shares (it does not import the door).
 from birdie_tui.catalog import (BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
@@ -20,7 +21,8 @@ from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, Loadin
 
 __all__ = [
     "APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode",
-    "ApprovalAnswer", "ApprovalRequest", "BrokenSkillFile", "CallContext", "CallUsage", "CompactionRow", "ContextChange",
+    "ApprovalAnswer", "ApprovalRequest", "BrokenSkillFile", "CallContext", "CallUsage",
+    "CompactionRow", "ContextChange", "CostReport", "TurnCost",
     "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
@@ -39,7 +41,8 @@ class SessionRow:
     created_at: str = ""
     # Who last wrote it, "user@host", in a shared store (Postgres, a server); "" when local.
     written_by: str = ""
-    # "running" / "waiting for approval" while a turn of this front end runs in it; "" idle.
+    # "running" / "waiting for approval" while a turn of this front end runs in it (on a
+    # server: any client's run, as the server tells it); "" idle.
     busy: str = ""
 
 
@@ -145,36 +148,7 @@ class CompactionRow:
     summary: str
 
 
-# -- /cost, /history, /skill new --
-@dataclass(frozen=True)
-class TurnCost:
-    """One row of `/cost`: what a turn's model calls used and cost."""
-
-    turn: int
-    model: str  # the model's label; "" when the record did not say
-    input: int
-    cached: int  # of `input`, read from the vendor's prompt cache
-    output: int
-    cost: float | None  # None: a price unknown
-    retried: bool = False  # taken back by /retry: the same turn number follows
-    running: bool = False  # the turn under way (its calls so far)
-
-
-@dataclass(frozen=True)
-class CostReport:
-    """`/cost`: the session's totals (the token ledger's) and its per-turn records."""
-
-    model: str  # the model in use now
-    turns: int
-    input: int
-    cached: int
-    output: int
-    cost_usd: float | None  # None: unknown
-    per_turn: tuple[TurnCost, ...] = ()
-    unrecorded_turns: int = 0  # turns from before per-turn records: in the totals only
-    cost_estimated: bool = False  # not every call was priced when it ran: today's rate
-
-
+# -- /history, /skill new (/cost's rows are the ledger's) --
 @dataclass(frozen=True)
 class UserTurn:
     """One of your messages in the open session (`/history`)."""

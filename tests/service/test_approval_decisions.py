@@ -41,3 +41,30 @@ def test_the_tui_has_no_approval_policy_of_its_own():
                  if "tools that need approval do not run\")" in path.read_text(encoding="utf-8")
                  or 'mode == "auto"' in path.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_no_door_builds_an_approval_policy_of_its_own():
+    """Both doors decide through the core's one function (`agent.approvals.decided_answer`
+    over `session_policy`): no module of the door builds or asks a policy itself."""
+    service = Path(birdie_tui.__file__).parent / "service"
+    offenders = [path.name for path in service.rglob("*.py")
+                 if "ApprovalPolicy" in path.read_text(encoding="utf-8")
+                 or ".decide(" in path.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def test_a_remote_turn_is_decided_by_its_own_threads_rules():
+    """A turn's approvals follow the saved answers and mode of the thread it runs on, not of
+    the thread shown meanwhile; both answers come from the core's one policy."""
+    from birdie_tui.service.remote import RemoteBirdie
+    from birdie_tui.service.remote_thread import RemoteThread
+
+    door = RemoteBirdie("http://127.0.0.1:9")
+    running = door.shown
+    door._write_meta_sync(approved_skills=["Guarded"])  # an unsaved thread: kept in memory
+    door.shown = RemoteThread()  # another thread shown while the first one's turn runs
+    door.shown.meta["approval_mode"] = "read-only"
+    assert door.thread_answer(running, REQUEST) == ApprovalAnswer(
+        "allow", reason="skill Guarded approved for this session")
+    answer = door.decided_answer(REQUEST)
+    assert answer is not None and answer.decision == "deny" and "read-only" in answer.reason
