@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from birdie_tui.agent.approvals import ApprovalPolicy
+from birdie_tui.agent.approvals import session_policy
 from birdie_tui.agent.builder import agent_context
 from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, PERMISSIVENESS, ApprovalMode
@@ -53,12 +53,10 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
     settings = rt.settings
     loading = grants.get("skill_loading")
     loading = loading if loading in LOADING_MODES else settings.skill_loading
-    approvals = ApprovalPolicy.build(
+    approvals = session_policy(
         mode=capped_mode(grants.get("approval_mode"), settings.approval_mode,
                          rt.approval_ceiling),
-        settings_rules=settings.permissions,
-        session_rules=str_list(grants.get("approval_rules")),
-        approved_skills=str_list(grants.get("approved_skills")), workdir=rt.workdir)
+        saved=grants, settings_rules=settings.permissions, workdir=rt.workdir)
     await rt.chat_model()
     return agent_context(
         rt.agent,
