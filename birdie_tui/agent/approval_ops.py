@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from birdie_tui.agent.approvals import (
     APPROVAL_RULES,
@@ -28,6 +28,10 @@ from birdie_tui.store import SessionMeta
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.store.settings import Settings
 
+if TYPE_CHECKING:  # LangChain and LangGraph load with the engine, not with this module
+    from langchain_core.messages import BaseMessage
+    from langgraph.types import StateSnapshot
+
 # A pending approval: the request -> the user's answer, or None to leave it pending.
 Asker = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
 
@@ -36,13 +40,13 @@ class StepHistory(Protocol):
     """What the desk reads and writes of its session's checkpointed history
     (`agent.session_history.SessionHistory` gives it)."""
 
-    async def step_state(self, session_id: str | None = None) -> Any: ...
-    async def close_step(self, results: list[Any]) -> None: ...
+    async def step_state(self, session_id: str | None = None) -> StateSnapshot: ...
+    async def close_step(self, results: list[BaseMessage]) -> None: ...
     async def no_interrupt_written(self, session_id: str) -> bool: ...
 
 
 class SessionSaver(Protocol):
-    def save(self, meta: SessionMeta) -> Any: ...
+    def save(self, meta: SessionMeta) -> None: ...
 
 
 class ApprovalModeChoice:
@@ -200,7 +204,7 @@ def requests_of(interrupts: Any) -> list[ApprovalRequest]:
     return found
 
 
-def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list[Any]:
+def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list[BaseMessage]:
     """A new message instead of an answer: a "not run" result for each call of the waiting
     step, each in its stand-in's place (empty when no step waits)."""
     from langchain_core.messages import ToolMessage

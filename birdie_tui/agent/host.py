@@ -41,8 +41,9 @@ from birdie_tui.store.database import (
 from birdie_tui.store.paths import read_only_home
 from birdie_tui.store.protocols import MemoryStoreProtocol, SessionStoreProtocol
 
-# A LangGraph config, checkpoint or saved-checkpoint config, as the saver passes them.
+# A LangGraph run or checkpoint config, and a checkpoint, as the saver passes them.
 Config = Mapping[str, Any]
+Checkpoint = Mapping[str, Any]
 
 
 class AgentGraph(Protocol):
@@ -71,7 +72,7 @@ class CheckpointListener(Protocol):
     """An open session's history, told of each checkpoint written on its thread."""
 
     def owns(self, thread_id: str) -> bool: ...
-    async def after_put(self, config: Config, checkpoint: Config, saved: Config) -> None: ...
+    async def after_put(self, config: Config, checkpoint: Checkpoint, saved: Config) -> None: ...
 
 
 def tell_stderr(message: str) -> None:
@@ -189,7 +190,7 @@ class AgentHost:
         saver = self.saver
         put = saver.aput
 
-        async def aput(config: Config, checkpoint: Config, metadata: Any, versions: Any) -> Any:
+        async def aput(config: Config, checkpoint: Checkpoint, metadata: Any, versions: Any) -> Any:
             try:
                 saved = await put(config, checkpoint, metadata, versions)
             except BaseException:
@@ -298,5 +299,5 @@ class AgentHost:
         return self.agent.model_label
 
 
-__all__ = ["AgentGraph", "AgentHost", "CheckpointListener", "Checkpoints", "Config",
+__all__ = ["AgentGraph", "AgentHost", "Checkpoint", "CheckpointListener", "Checkpoints", "Config",
            "tell_stderr"]

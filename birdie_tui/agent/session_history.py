@@ -30,7 +30,7 @@ from langgraph.types import StateSnapshot
 from birdie_tui.agent.accounting import TokenAccount
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
-from birdie_tui.agent.host import AgentHost, Config
+from birdie_tui.agent.host import AgentHost, Checkpoint, Config
 from birdie_tui.agent.session_state import SessionState, thread_config
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.store import SessionMeta
@@ -100,7 +100,7 @@ class SessionHistory:
     async def step_state(self, session_id: str | None = None) -> StateSnapshot:
         return await self._host.graph.aget_state(self.config(session_id))
 
-    async def close_step(self, results: list[Any]) -> None:
+    async def close_step(self, results: list[BaseMessage]) -> None:
         await self._host.graph.aupdate_state(self.config(), {"messages": results},
                                              as_node="tools")
 
@@ -212,7 +212,7 @@ class SessionHistory:
         session = self._state.session
         return session is not None and session.saved and session.id == thread_id
 
-    async def after_put(self, config: Config, checkpoint: Config, saved: Config) -> None:
+    async def after_put(self, config: Config, checkpoint: Checkpoint, saved: Config) -> None:
         meta = self._state.session
         conf = config.get("configurable", {})
         if meta is None or not meta.saved or conf.get("thread_id") != meta.id \
