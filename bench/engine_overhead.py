@@ -336,13 +336,13 @@ async def sample_state(engine: Any, bare_db: Path, turn: int) -> dict[str, Any]:
     from birdie_tui.agent.provenance import RECORD_KEY
     from birdie_tui.agent.window import budget_window
 
-    values = (await engine._graph.aget_state(engine._config())).values
+    values = (await engine.host.graph.aget_state(engine.history.config())).values
     assert "context_log" not in values, "the state still has a context_log channel"
     messages = list(values["messages"])
     records = [m.response_metadata[RECORD_KEY] for m in messages
                if m.type == "ai" and RECORD_KEY in (m.response_metadata or {})]
     bare_msgs = without_records(messages)
-    serde = engine._saver.serde
+    serde = engine.host.saver.serde
     aliases = skill_aliases(engine.toolbox.allowed_skills())
     blob, rows = latest_blob(engine.paths.checkpoints_db(engine.user), engine.session.id)
     bare_blob, _ = latest_blob(bare_db, "bench")

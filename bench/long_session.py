@@ -3,7 +3,7 @@
 The session is built once, in-process, with the real engine API and the offline model, in a
 temporary BIRDIE_HOME (user ``bench``): one real turn (so the engine gives a real provenance
 record, ``engine.last_call``), then the whole history written into the checkpoint with
-``engine._graph.aupdate_state(config, {"messages": replace_all(history)}, as_node="agent")``.
+``engine.host.graph.aupdate_state(config, {"messages": replace_all(history)}, as_node="agent")``.
 The history: ``--pairs`` (2,500) user questions and Markdown replies of a few paragraphs (lists,
 inline code, now and then a heading or a code block); every ``--tool-every`` (20th) pair the
 reply first calls ``list_files`` and gets a 12-line result. The last reply ends with
@@ -151,7 +151,7 @@ async def make_session(env: dict[str, str], history: list[Any], records: bool,
         async for _ in engine.run_turn("hello"):  # saves the session; gives a real record
             pass
         attach_records(history, engine.last_call, records)
-        await engine._graph.aupdate_state(engine._config(), {"messages": replace_all(history)},
+        await engine.host.graph.aupdate_state(engine.history.config(), {"messages": replace_all(history)},
                                           as_node="agent")
         meta = engine.persist_session()
         meta.turns = turns

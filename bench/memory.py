@@ -242,7 +242,7 @@ async def _write_session(env: dict[str, str], pairs: int) -> tuple[str, int]:
         await engine.open_session(None)
         meta = engine.persist_session()
         msgs, asks = conversation(pairs)
-        await engine._graph.aupdate_state(engine._config(), {"messages": msgs}, as_node="agent")
+        await engine.host.graph.aupdate_state(engine.history.config(), {"messages": msgs}, as_node="agent")
         for ask, msg in zip(asks, [m for m in msgs if m.type == "ai" and m.content]):
             used = msg.usage_metadata
             record_turn(engine.sessions, meta, ask, used["input_tokens"], used["output_tokens"])

@@ -1,6 +1,7 @@
 """The engine's approval desk: the mode, the rules a turn runs under, what the engine
 decides without asking, answers remembered in the session JSON, and approvals still pending
-in a session's checkpoint. The engine owns one `ApprovalDesk`; nothing else decides.
+in a session's checkpoint. Each open session's engine owns one `ApprovalDesk`; nothing else
+decides. The mode is the app's: one `ApprovalModeChoice` (held by `agent/host.py`) for all.
 
 Pending approvals are LangGraph interrupts (see `graph.run_tools`): they are read back from the
 checkpoint, so a session killed while a dialog was open asks again when it is opened again, and
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from birdie_tui.agent.approvals import (
     APPROVAL_RULES,
@@ -29,57 +30,67 @@ from birdie_tui.store import SessionMeta
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.store.settings import Settings
 
+if TYPE_CHECKING:  # LangChain and LangGraph load with the engine, not with this module
+    from langchain_core.messages import BaseMessage
+    from langgraph.types import StateSnapshot
+
 # A pending approval: the request -> the user's answer, or None to leave it pending.
 Asker = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
 
 
-class SessionHistory(Protocol):
-    """What the desk reads and writes of the open session's checkpointed history (the engine
-    gives it)."""
+class StepHistory(Protocol):
+    """What the desk reads and writes of its session's checkpointed history
+    (`agent.session_history.SessionHistory` gives it)."""
 
-    async def step_state(self, session_id: str | None = None) -> Any: ...
-    async def close_step(self, results: list[Any]) -> None: ...
+    async def step_state(self, session_id: str | None = None) -> StateSnapshot: ...
+    async def close_step(self, results: list[BaseMessage]) -> None: ...
     async def no_interrupt_written(self, session_id: str) -> bool: ...
 
 
 class SessionSaver(Protocol):
-    def save(self, meta: SessionMeta) -> Any: ...
+    def save(self, meta: SessionMeta) -> None: ...
+
+
+class ApprovalModeChoice:
+    """The approval mode: the app's, shared by every open session's desk (the host holds
+    one). Chosen with `/mode` or shift+tab, else settings.json's."""
+
+    def __init__(self, settings: Callable[[], Settings]):
+        self._settings = settings
+        self._chosen: ApprovalMode | None = None
+
+    @property
+    def mode(self) -> ApprovalMode:
+        return self._chosen or self._settings().approval_mode
+
+    def set(self, mode: str) -> ApprovalMode:
+        for known in MODES:
+            if mode == known:
+                self._chosen = known
+                return known
+        raise EngineError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
 
 
 class ApprovalDesk:
-    """Approvals of the engine's open session: one owner for the mode, the policy and every
-    decision taken without the user."""
+    """Approvals of one open session: one owner for the policy and every decision taken
+    without the user; the mode is the app's (`ApprovalModeChoice`)."""
 
-    def __init__(self, *, settings: Callable[[], Settings],
+    def __init__(self, *, mode: ApprovalModeChoice, settings: Callable[[], Settings],
                  session: Callable[[], SessionMeta | None], sessions: SessionSaver,
-                 history: SessionHistory):
+                 history: StepHistory):
+        self._mode = mode
         self._settings = settings
         self._session = session
         self._sessions = sessions
         self._history = history
-        # One cell shared by every session's desk (`for_session`): the mode is the app's.
-        self._mode_cell: list[ApprovalMode | None] = [None]  # None: settings.json's
-
-    def for_session(self, *, session: Callable[[], SessionMeta | None],
-                    history: SessionHistory) -> ApprovalDesk:
-        """The desk of another open session (a session view of the engine): its own record
-        of answers, the same mode."""
-        desk = ApprovalDesk(settings=self._settings, session=session, sessions=self._sessions,
-                            history=history)
-        desk._mode_cell = self._mode_cell
-        return desk
 
     # ------------------------------------------------------------------ mode
     @property
     def mode(self) -> ApprovalMode:
-        return self._mode_cell[0] or self._settings().approval_mode
+        return self._mode.mode
 
     def set_mode(self, mode: str) -> ApprovalMode:
-        for known in MODES:
-            if mode == known:
-                self._mode_cell[0] = known
-                return known
-        raise EngineError(f"unknown approval mode {mode!r}; one of {', '.join(MODES)}")
+        return self._mode.set(mode)
 
     # ----------------------------------------------------------------- rules
     def policy(self) -> ApprovalPolicy:
@@ -187,7 +198,7 @@ def requests_of(interrupts: Any) -> list[ApprovalRequest]:
     return found
 
 
-def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list[Any]:
+def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list[BaseMessage]:
     """A new message instead of an answer: a "not run" result for each call of the waiting
     step, each in its stand-in's place (empty when no step waits)."""
     from langchain_core.messages import ToolMessage
@@ -202,7 +213,7 @@ def closing_results(messages: list[Any], pending: list[ApprovalRequest]) -> list
         content="Not run: the user sent a new message instead of answering the approval."
         if call["id"] in waiting else "Not run: another call of this step was waiting for "
         "approval when the user moved on.", tool_call_id=call["id"], name=call["name"],
-        status="error", id=standins.get(call["id"])) for call in last.tool_calls]
+        status="error", id=standins.get(call["id"] or "")) for call in last.tool_calls]
 
 
 def resume_value(resume: dict[str, ApprovalAnswer], pending: list[ApprovalRequest]

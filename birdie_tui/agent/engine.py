@@ -1,202 +1,299 @@
-"""The engine: skills, the model, the checkpointer, and one user turn at a time.
+"""The engine: one open session's handle on the agent, running one user turn at a time.
 
-Its agent (provider, model, settings, skills, MCP servers, graph) comes from the builder every
-front end shares (`agent/builder.py`). It owns the current session and its policy, the stores
-and the checkpointer, and two collaborators with their own state: `tokens` (`TokenAccount`,
-the one owner of token accounting) and `approvals` (`ApprovalDesk`, the one place approvals
-are decided). It runs one user turn as an async stream of typed events (`run_turn`). Front
-ends do not hold it: they talk to `birdie_tui.service`, which wraps it. Session operations
-live in `session_ops.py`, one turn in `turn_ops.py` (mixins still).
+What every open session of the process shares is the `AgentHost` (`agent/host.py`): the agent
+built by `agent/builder.py` (provider, model, settings, skills, MCP servers), the stores, the
+history database and its graph, and the approval mode. An `Engine` is one open session over a
+host, made of collaborators with their own state:
 
-A new session is lazy: `open_session(None)` gives an unsaved session (`session_saved` False)
-with a provisional id; nothing reaches the disk until its first turn runs (`persist_session`),
-so starting and quitting leaves no empty session behind.
+- `state` (`SessionState`): the open session, its skill grants, its latest model call;
+- `history` (`SessionHistory`): its checkpointed history, the turn lock, counting after each
+  checkpoint, repair;
+- `book` (`SessionBook`): open / new / switch / list / rename / delete, grants, `/retry`;
+- `tokens` (`TokenAccount`): the one owner of token accounting;
+- `approvals` (`ApprovalDesk`): the one place approvals are decided;
+- `compactor` (`Compactor`): `/compact`, auto-compaction, prompt settings, provenance;
+- `turns` (`TurnLoop`): one turn as an async stream of typed events (`run_turn`).
+
+`Engine(options)` builds its own host and is the one that closes it (`aclose`);
+`session_view()` gives another `Engine` on the same host, for another session to run side by
+side (`service/local_desk.py`). The methods below are the core's API for the door
+(`service/local*.py`) and the tests: one-line forwards to the collaborator that owns each.
+Front ends do not hold an engine: they talk to `birdie_tui.service`, which wraps it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import copy
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.agent.approval_ops import ApprovalDesk
-from birdie_tui.agent.approvals import ApprovalRequest
-from birdie_tui.agent.compact_ops import CompactOps
-from birdie_tui.agent.builder import AgentParts
+from langchain_core.messages import BaseMessage
+
 from birdie_tui.agent.accounting import TokenAccount
-from birdie_tui.agent.ledger import Ledger, TokenLedger
-from birdie_tui.agent.session_guard import SessionGuard
-from birdie_tui.agent.session_ops import INTERRUPTED_MARK, SessionOps
-from birdie_tui.agent.sqlite_checkpoints import SqliteCheckpoints
-from birdie_tui.agent.turn_ops import TurnOps
-from birdie_tui.agent.options import (
-    EngineError,
-    EngineOptions,
-    default_skill_dirs,
-)
-from birdie_tui.mcp.manager import ServerStatus
+from birdie_tui.agent.approval_ops import ApprovalDesk
+from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
+from birdie_tui.agent.builder import AgentParts
+from birdie_tui.agent.compactor import Compaction, Compactor
+from birdie_tui.agent.graph import Approver
+from birdie_tui.agent.host import AgentHost
+from birdie_tui.agent.ledger import Ledger, Price, TokenLedger
+from birdie_tui.agent.options import EngineError, EngineOptions, default_skill_dirs
+from birdie_tui.agent.provenance import CallContext
+from birdie_tui.agent.session_book import SessionBook
+from birdie_tui.agent.session_history import INTERRUPTED_MARK, SessionHistory
+from birdie_tui.agent.session_state import SessionState
+from birdie_tui.agent.turn_loop import TurnLoop, TurnParts
+from birdie_tui.events import SessionOpened, TurnEvent
+from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ProviderConfig
-from birdie_tui.skills.loader import load_skills
-from birdie_tui.skills.models import LoadResult, Skill, SkillError
+from birdie_tui.skills.models import Skill, SkillError
 from birdie_tui.skills.policy import SkillPolicy
-from birdie_tui.skills.reload import ReloadReport, merge_reload
+from birdie_tui.skills.registry import SkillRegistry
+from birdie_tui.skills.reload import ReloadReport
 from birdie_tui.store import BirdiePaths, SessionMeta
-from birdie_tui.store.database import (
-    InvalidDatabaseUrl,
-    open_memory_store,
-    open_session_store,
-    resolve_database_url,
-)
-from birdie_tui.store.paths import read_only_home
+from birdie_tui.store.protocols import MemoryStoreProtocol, SessionStoreProtocol
 from birdie_tui.store.settings import Settings
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
-class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
-    def __init__(self, options: EngineOptions | None = None):
-        self.options = options or EngineOptions()
-        env = self.options.environ
-        # Provider, settings, skills, MCP servers, model and graph: put together by the
-        # builder every front end shares; the stores below are this engine's own.
-        self.agent = AgentParts(self.options)
-        # Unset: the embedded store under BIRDIE_HOME; postgresql://...: a shared database.
-        try:
-            self.database_url = resolve_database_url(self.options.database_url, env, self.paths)
-        except InvalidDatabaseUrl as exc:
-            raise EngineError(str(exc)) from None
-        try:
-            self.sessions = open_session_store(self.paths, self.user, self.database_url)
-            self.memory = open_memory_store(self.paths, self.user, self.database_url)
-        except ConnectionError as exc:  # the database is unreachable, or newer than this code
-            close = getattr(getattr(self, "sessions", None), "close", None)
-            if close is not None:
-                close()
-            raise EngineError(str(exc)) from None
-        self.last_call = None  # the latest model call's provenance (auto-compaction reads it)
-        self.broken_skills: dict[str, SkillError] = {}  # name -> error; last good version kept
-        self.policy = SkillPolicy()
-        self.session: SessionMeta | None = None
-        # The one owner of token counts and cost: the running turn's and the session file's.
-        self.tokens = TokenAccount(self.sessions, self)
-        self.toolbox = self.agent.toolbox(lambda: self.policy)
-        # The one place approvals are decided: mode, rules, remembered answers, pending steps.
-        self.approvals = ApprovalDesk(settings=lambda: self.settings, session=lambda: self.session,
-                                      sessions=self.sessions, history=self)
-        self._graph: Any = None
-        self.needs_repair = True  # see SessionOps: the open history may need a repair
-        self._saver: Any = None
-        self._checkpoints: Any = None  # SqliteCheckpoints or PgCheckpoints
-        # This engine and its session views: the open sessions, each with its own turn.
-        self._views: list[Engine] = [self]
+
+class Engine:
+    def __init__(self, options: EngineOptions | None = None, *, host: AgentHost | None = None):
+        self._owns_host = host is None  # only the engine that built the host closes it
+        self.host = host or AgentHost(options or EngineOptions())
+        self.state = SessionState()
+        self.tokens = TokenAccount(self.host.sessions, self)
+        self.history = SessionHistory(self.state, self.host, self.tokens)
+        self.approvals = ApprovalDesk(
+            mode=self.host.approval_mode, settings=lambda: self.settings,
+            session=lambda: self.state.session, sessions=self.host.sessions,
+            history=self.history)
+        self.toolbox = self.host.agent.toolbox(lambda: self.state.policy)
+        self.book = SessionBook(self.state, self.host, self.history, self.tokens)
+        self.compactor = Compactor(self.state, self.host, self.history, self.approvals,
+                                   self.tokens, facts=self)
+        self.turns = TurnLoop(TurnParts(
+            state=self.state, host=self.host, book=self.book, history=self.history,
+            approvals=self.approvals, tokens=self.tokens, compactor=self.compactor,
+            toolbox=self.toolbox, facts=self))
+        self.host.attach(self.history)  # told of its session's checkpoints
 
     def session_view(self) -> Engine:
-        """A view of this engine for another open session, no session open yet: the agent,
-        stores, checkpointer, graph and approval mode shared; the session, its grants, token
-        account, answers and history bookkeeping its own. A turn runs on the view it started
-        on, so showing another session (a view of its own) leaves the turn running. Only the
-        engine itself is closed (`aclose`); `drop_view` forgets a view."""
-        view = copy.copy(self)
-        view.session = None
-        view.policy = SkillPolicy()
-        view.tokens = TokenAccount(self.sessions, view)
-        view.approvals = self.approvals.for_session(session=lambda: view.session, history=view)
-        view.last_call = None
-        view.needs_repair = True
-        view._known_head = view._settled_through = None
-        view._lock_held = False
-        view._history_cache = None
-        view._stopped_for = []
-        self._views.append(view)
-        return view
+        """Another open session on the same host, no session open yet: the agent, stores,
+        history database, graph and approval mode shared; the session, its grants, token
+        account, approval answers and history bookkeeping its own. A turn runs on the engine
+        it started on, so showing another session (a view of its own) leaves the turn
+        running. Closing a view does not close the host; `drop_view` forgets one."""
+        return Engine(host=self.host)
 
     def drop_view(self, view: Engine) -> None:
         """Forget a session view (its turn ended while another session was shown)."""
-        if view in self._views:
-            self._views.remove(view)
+        self.host.detach(view.history)
 
-    # ----------------------------------------------------------------- the built parts
-    paths = property(lambda self: self.agent.paths)
-    user = property(lambda self: self.agent.user)
-    registry = property(lambda self: self.agent.registry)
-    mcp = property(lambda self: self.agent.mcp)
-    model_label = property(lambda self: self.agent.model_label)
-    context_window = property(lambda self: self.agent.context_window)
-    price = property(lambda self: self.agent.price)
+    async def start(self) -> None:
+        """Load skills and the model, open the history database (see `AgentHost.start`)."""
+        await self.host.start()
+
+    async def aclose(self) -> None:
+        if self._owns_host:
+            await self.host.aclose()
+        else:
+            self.host.detach(self.history)
+
+    # ----------------------------------------------------------------- the shared parts
+    @property
+    def options(self) -> EngineOptions:
+        return self.host.options
+
+    @property
+    def agent(self) -> AgentParts:
+        return self.host.agent
+
+    @property
+    def database_url(self) -> str | None:
+        return self.host.database_url
+
+    @property
+    def sessions(self) -> SessionStoreProtocol:
+        return self.host.sessions
+
+    @property
+    def memory(self) -> MemoryStoreProtocol:
+        return self.host.memory
+
+    @property
+    def paths(self) -> BirdiePaths:
+        return self.host.paths
+
+    @property
+    def user(self) -> str:
+        return self.host.user
+
+    @property
+    def registry(self) -> SkillRegistry:
+        return self.host.registry
+
+    @property
+    def broken_skills(self) -> dict[str, SkillError]:
+        return self.host.broken_skills
+
+    @property
+    def mcp(self) -> MCPManager:
+        return self.host.agent.mcp
+
+    @property
+    def provider(self) -> ProviderConfig:
+        return self.host.agent.provider
+
+    @property
+    def model_label(self) -> str:
+        return self.host.agent.model_label
+
+    @property
+    def context_window(self) -> int | None:
+        return self.host.agent.context_window
+
+    @property
+    def price(self) -> Price | None:
+        return self.host.agent.price
+
+    @property
+    def model(self) -> Any:
+        return self.host.agent.model
+
+    @model.setter
+    def model(self, model: Any) -> None:  # tests and benchmarks put a scripted model in
+        self.host.agent.model = model
+
+    @property
+    def settings(self) -> Settings:
+        return self.host.agent.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.host.agent.settings = settings
+
+    @property
+    def skill_dirs(self) -> list[Path]:
+        return self.host.agent.skill_dirs
+
+    @skill_dirs.setter
+    def skill_dirs(self, dirs: list[Path]) -> None:
+        self.host.agent.skill_dirs = dirs
+
+    @property
+    def on_wait(self) -> Callable[[str], None]:
+        """Told once when a turn has to wait for another process (the TUI may show it)."""
+        return self.host.on_wait
+
+    @on_wait.setter
+    def on_wait(self, tell: Callable[[str], None]) -> None:
+        self.host.on_wait = tell
+
+    @property
+    def prune_checkpoints(self) -> bool:
+        return self.host.prune_checkpoints
+
+    @prune_checkpoints.setter
+    def prune_checkpoints(self, prune: bool) -> None:
+        self.host.prune_checkpoints = prune
+
+    # ----------------------------------------------------------------- this session
+    @property
+    def session(self) -> SessionMeta | None:
+        return self.state.session
+
+    @property
+    def policy(self) -> SkillPolicy:
+        return self.state.policy
+
+    @property
+    def last_call(self) -> CallContext | None:
+        return self.state.last_call
+
+    @property
+    def session_saved(self) -> bool:
+        return self.state.saved
+
+    def require_session(self) -> SessionMeta:
+        return self.state.require()
 
     @property
     def ledger(self) -> Ledger:  # the running turn's calls (`tokens` owns it)
         return self.tokens.ledger
 
-    @property
-    def provider(self) -> ProviderConfig:
-        return self.agent.provider
+    def token_ledger(self) -> TokenLedger:
+        return self.tokens.snapshot(self.state.session)
 
-    @property
-    def model(self) -> Any:
-        return self.agent.model
+    # ----------------------------------------------------------------- a turn
+    def run_turn(self, text: str, *, approver: Approver | None = None,
+                 resume: dict[str, ApprovalAnswer] | None = None) -> AsyncIterator[TurnEvent]:
+        return self.turns.run_turn(text, approver=approver, resume=resume)
 
-    @model.setter
-    def model(self, model: Any) -> None:  # tests and benchmarks put a scripted model in
-        self.agent.model = model
+    # ----------------------------------------------------------------- sessions (book)
+    async def open_session(self, session_id: str | None = None, *, enable: Iterable[str] = (),
+                           disable: Iterable[str] = ()) -> SessionOpened:
+        return await self.book.open_session(session_id, enable=enable, disable=disable)
 
-    @property
-    def settings(self) -> Settings:
-        return self.agent.settings
+    async def new_session(self) -> SessionMeta:
+        return await self.book.new_session()
 
-    @settings.setter
-    def settings(self, settings: Settings) -> None:
-        self.agent.settings = settings
+    async def switch_session(self, session_id: str) -> SessionMeta:
+        return await self.book.switch_session(session_id)
 
-    @property
-    def skill_dirs(self) -> list[Path]:
-        return self.agent.skill_dirs
+    def list_sessions(self) -> list[SessionMeta]:
+        return self.book.list_sessions()
 
-    @skill_dirs.setter
-    def skill_dirs(self, dirs: list[Path]) -> None:
-        self.agent.skill_dirs = dirs
+    def rename_session(self, session_id: str, title: str) -> SessionMeta:
+        return self.book.rename_session(session_id, title)
 
-    # ----------------------------------------------------------------- lifecycle
-    async def start(self) -> None:
-        """Load skills and the model, open the history database. A damaged database is moved
-        aside (announced on the recovery bus) and replaced by an empty one; a database that
-        cannot be opened at all raises EngineError. Nothing is left running on failure."""
-        self.reload_skills()
-        # The vendor SDK import costs 1-2 s: off the event loop, so a TUI stays responsive.
-        await self.agent.load_model()
-        self._checkpoints = await self._open_checkpoints()
-        self._saver = self._checkpoints.saver
-        self._graph = self.agent.graph(self._saver)
-        self._watch_checkpoints()  # see SessionGuard: prune and count after each checkpoint
+    async def delete_session(self, session_id: str) -> SessionMeta | None:
+        return await self.book.delete_session(session_id)
 
-    async def _open_checkpoints(self) -> Any:
-        if self.database_url:
-            from birdie_tui.agent.pg_checkpoints import open_pg_checkpoints
-            from birdie_tui.store.pg.connect import DatabaseUnavailable
+    async def take_last_turn(self) -> str:
+        return await self.book.take_last_turn()
 
-            try:
-                return await open_pg_checkpoints(self.database_url)
-            except DatabaseUnavailable as exc:
-                raise EngineError(str(exc)) from exc
-        if problem := read_only_home(self.paths, self.user):
-            raise EngineError(problem)
-        self.paths.ensure_user_dir(self.user)
-        return await SqliteCheckpoints.open(self.paths.checkpoints_db(self.user),
-                                            logs_dir=self.paths.logs_dir)
+    def persist_session(self) -> SessionMeta:
+        return self.book.persist_session()
 
-    async def aclose(self) -> None:
-        await self.agent.aclose()  # the model's client and the MCP servers
-        if self._checkpoints is not None:
-            checkpoints, self._checkpoints = self._checkpoints, None
-            await checkpoints.aclose()
-        close_store = getattr(self.sessions, "close", None)  # the Postgres store's connections
-        if close_store is not None:
-            close_store()
-        close_memory = getattr(self.memory, "close", None)
-        if close_memory is not None:
-            close_memory()
+    def latest_session_id(self) -> str | None:
+        return self.book.latest_session_id()
+
+    def set_skill_enabled(self, name: str, enabled: bool) -> Skill:
+        return self.book.set_skill_enabled(name, enabled)
+
+    def is_enabled(self, skill: Skill) -> bool:
+        return self.state.policy.is_enabled(skill)
+
+    # ----------------------------------------------------------------- history
+    async def messages(self, session_id: str | None = None) -> list[BaseMessage]:
+        return await self.history.messages(session_id)
+
+    async def history_head(self) -> tuple[str | None, bool]:
+        return await self.history.history_head()
+
+    # ----------------------------------------------------------------- compaction
+    async def compact(self, instructions: str = "", *, auto: bool = False) -> Compaction | None:
+        return await self.compactor.compact(instructions, auto=auto)
+
+    async def auto_compact(self) -> Compaction | None:
+        return await self.compactor.auto_compact()
+
+    async def contexts(self, session_id: str | None = None) -> list[CallContext]:
+        return await self.compactor.contexts(session_id)
+
+    async def rolling_summary(self, session_id: str | None = None) -> str:
+        return await self.compactor.rolling_summary(session_id)
+
+    def prompt_setting(self, name: str) -> Any:
+        return self.compactor.prompt_setting(name)
+
+    def set_prompt_setting(self, name: str, value: Any) -> None:
+        self.compactor.set_prompt_setting(name, value)
+
+    def message_problem(self, text: str) -> str | None:
+        return self.compactor.message_problem(text)
 
     # ----------------------------------------------------------------- approvals
     @property
@@ -209,117 +306,24 @@ class Engine(TurnOps, SessionOps, CompactOps, SessionGuard):
     async def pending_approvals(self, session_id: str | None = None) -> list[ApprovalRequest]:
         return await self.approvals.pending(session_id)
 
-    # What the approval desk reads and writes of the history (its `SessionHistory`).
-    async def step_state(self, session_id: str | None = None) -> Any:
-        return await self._graph.aget_state(self._config(session_id))
+    # ----------------------------------------------------------------- skills, MCP, model
+    def skills(self) -> list[Skill]:
+        return self.host.skills()
 
-    async def close_step(self, results: list[Any]) -> None:
-        await self._graph.aupdate_state(self._config(), {"messages": results}, as_node="tools")
-
-    async def no_interrupt_written(self, session_id: str) -> bool:
-        """True when the thread's latest checkpoint surely has no interrupt pending (one
-        indexed query); False when it may, or cannot be told."""
-        if self._checkpoints is None:
-            return False
-        return bool(await self._checkpoints.no_interrupt_written(session_id))
-
-    def mcp_status(self) -> list[ServerStatus]:
-        """Each MCP skill's server: not started / starting / running (tools) / failed (reason)
-        / exited (restarts on next use)."""
-        return self.mcp.status(self.skills(), self.is_enabled)
-
-    async def restart_mcp(self, name: str) -> ServerStatus:
-        skill = self.registry.get(name)
-        if skill is None or skill.mcp_server is None:
-            raise EngineError(f"no MCP skill {name!r}; /mcp lists them")
-        await self.mcp.restart(skill)
-        return next(s for s in self.mcp_status() if s.skill == skill.name)
-
-    # ----------------------------------------------------------------- provider
-    # (model_label, context_window, price: ProviderFacts)
-    def token_ledger(self) -> TokenLedger:
-        return self.tokens.snapshot(self.session)
-
-    async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
-        """Use another vendor/model for the rest of this session (history is kept); returns
-        the new label. Raises ConfigError (one line) when that vendor has no key."""
-        from birdie_tui.providers.selection import config_for
-
-        config = config_for(vendor or self.provider.vendor, model, current=self.provider,
-                            environ=self.options.environ, config_file=self.options.config_file)
-        await self.agent.switch_model(config)
-        return self.model_label
-
-    # ----------------------------------------------------------------- skills
     def reload_skills(self, touched: Iterable[Path] = ()) -> ReloadReport:
-        """Rescan the skills directories now. A skill whose file broke keeps its last good
-        version (listed in `broken_skills`); session grants are by name, so they survive."""
-        self.refresh_skill_dirs()
-        return self._install(load_skills(self.skill_dirs), touched)
+        return self.host.reload_skills(touched)
 
     async def reload_skills_async(self, touched: Iterable[Path] = ()) -> ReloadReport:
-        """The live-reload path: files are parsed off the event loop, the registry is swapped
-        on it (a model call already under way keeps the tools it was given), and the MCP
-        server of a changed or removed skill stops (a changed one restarts on next use)."""
-        self.refresh_skill_dirs()
-        result = await asyncio.to_thread(load_skills, self.skill_dirs)
-        report = self._install(result, touched)
-        for skill in (*report.changed, *report.removed):
-            if skill.mcp_server is not None:
-                await self.mcp.forget(skill.name)
-        return report
-
-    def refresh_skill_dirs(self) -> bool:
-        """Recompute the default folders (unless `--skills-dir` chose them): a
-        `$BIRDIE_HOME/skills` made after start joins, a removed one leaves. Folders added
-        since (`/skill new`) stay. True when the list changed."""
-        if self.options.skills_dirs:
-            return False
-        defaults = default_skill_dirs(self.paths, self.options.environ)
-        user_dir = self.paths.user_skills_dir
-        extra = [d for d in self.skill_dirs if d not in defaults and d != user_dir]
-        fresh = [*defaults, *extra]
-        changed, self.skill_dirs = fresh != self.skill_dirs, fresh
-        return changed
+        return await self.host.reload_skills_async(touched)
 
     def watched_skill_dirs(self) -> list[Path]:
-        """What live reload follows: the skill folders, plus `$BIRDIE_HOME/skills` while it
-        does not exist yet (the watcher waits for it to appear)."""
-        dirs = list(self.skill_dirs)
-        user_dir = self.paths.user_skills_dir
-        env_override = self.options.environ.get("BIRDIE_SKILLS_DIR", "").strip()
-        if not self.options.skills_dirs and not env_override and user_dir not in dirs:
-            dirs.append(user_dir)
-        return dirs
+        return self.host.watched_skill_dirs()
 
-    def _install(self, result: LoadResult, touched: Iterable[Path]) -> ReloadReport:
-        merged, report = merge_reload(
-            self.registry.skills(), result, previously_broken=self.broken_skills,
-            previous_errors=self.registry.errors, touched=touched)
-        self.registry.replace(merged)
-        # In place: every session view of the engine reads the same dict.
-        self.broken_skills.clear()
-        self.broken_skills.update(report.broken)
-        return report
+    def mcp_status(self) -> list[ServerStatus]:
+        return self.host.mcp_status(self.is_enabled)
 
-    def skills(self) -> list[Skill]:
-        return self.registry.skills()
+    async def restart_mcp(self, name: str) -> ServerStatus:
+        return await self.host.restart_mcp(name, self.is_enabled)
 
-    def is_enabled(self, skill: Skill) -> bool:
-        return self.policy.is_enabled(skill)
-
-    def set_skill_enabled(self, name: str, enabled: bool) -> Skill:
-        skill = self.registry.get(name)
-        if skill is None:
-            raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
-        (self.policy.enable if enabled else self.policy.disable)(skill.name)
-        self._persist_grants()
-        return skill
-
-    def _persist_grants(self) -> None:
-        """Grants of an unsaved session stay in memory until `persist_session` writes them."""
-        if self.session is not None:
-            self.session.enabled_skills = self.policy.enabled_names
-            self.session.disabled_skills = self.policy.disabled_names
-            if self.session.saved:
-                self.sessions.save(self.session)
+    async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
+        return await self.host.switch_model(vendor, model)

@@ -7,7 +7,7 @@ Everything per-run (model, toolbox, memory, approver) travels in the runtime con
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, NoReturn, TypedDict
 
@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
+    BaseMessage,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
@@ -93,7 +94,7 @@ class AgentContext:
     workdir: str | None = None  # where project instructions are read; None: the current dir
 
 
-def replace_all(messages: list[AnyMessage]) -> list[AnyMessage]:
+def replace_all(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """A state update that rewrites the whole history (for in-place repairs)."""
     return [RemoveMessage(id=REMOVE_ALL_MESSAGES), *messages]
 

@@ -1,5 +1,6 @@
 """What a chat model's configuration tells without calling it: its label, context window and
-list price. A mixin for whatever holds the `provider` (the engine, the server's runtime)."""
+list price. A mixin for whatever holds the `provider` (`AgentParts`, which the engine and the
+server's runtime build on)."""
 
 from __future__ import annotations
 

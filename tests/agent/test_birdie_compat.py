@@ -250,7 +250,7 @@ async def test_birdie_crash_left_a_dangling_call_repaired_in_place(isolated_home
     assert healed[2].tool_call_id == BIRDIE_CALL_ID and healed[2].status == "error"
     assert "[interrupted]" in healed[3].content
     assert history_problems(healed) == []
-    state = await engine._graph.aget_state(engine._config())
+    state = await engine.host.graph.aget_state(engine.history.config())
     assert state.next == ()  # the pending "tools" step will not run Birdie's call later
 
     events = await collect(engine, "are you back?")

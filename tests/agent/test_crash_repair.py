@@ -56,7 +56,7 @@ async def test_sigkill_during_tool_then_resume(skills_dir, isolated_home):
     await engine.start()
     try:
         # What the crash left, read before any repair could run: already valid.
-        raw = await engine._graph.aget_state(engine._config(session_id))
+        raw = await engine.host.graph.aget_state(engine.history.config(session_id))
         raw_messages = raw.values["messages"]
         assert isinstance(raw_messages[-2], AIMessage) and raw_messages[-2].tool_calls
         assert isinstance(raw_messages[-1], ToolMessage) and raw_messages[-1].status == "error"

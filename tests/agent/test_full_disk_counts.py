@@ -40,7 +40,7 @@ async def test_a_failed_commit_counts_no_turn(engine, isolated_home, monkeypatch
     async def disk_full():
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(engine._checkpoints.conn, "commit", disk_full)
+    monkeypatch.setattr(engine.host.checkpoints.conn, "commit", disk_full)
     events = await collect(engine, "turn 3")
     assert [e.message for e in events if e.type == "error"] == [
         "OperationalError: database or disk is full"]

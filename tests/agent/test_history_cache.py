@@ -11,13 +11,13 @@ from .conftest import collect
 
 def count_reads(engine) -> list[int]:
     reads = [0]
-    real = engine._graph.aget_state
+    real = engine.host.graph.aget_state
 
     async def counted(*args, **kwargs):
         reads[0] += 1
         return await real(*args, **kwargs)
 
-    engine._graph.aget_state = counted
+    engine.host.graph.aget_state = counted
     return reads
 
 

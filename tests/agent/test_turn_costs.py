@@ -48,13 +48,13 @@ class StateReads:
 
     def __init__(self, engine, monkeypatch):
         self.count = 0
-        real = engine._graph.aget_state
+        real = engine.host.graph.aget_state
 
         async def spy(*args, **kwargs):
             self.count += 1
             return await real(*args, **kwargs)
 
-        monkeypatch.setattr(engine._graph, "aget_state", spy)
+        monkeypatch.setattr(engine.host.graph, "aget_state", spy)
 
 
 async def test_tools_are_bound_once_while_nothing_changes(engine, counting):
@@ -109,7 +109,7 @@ async def test_a_clean_turn_reads_no_history_back(engine, monkeypatch):
     the next reads nothing back: its answer comes from the stream."""
     reads = StateReads(engine, monkeypatch)
     events = await collect(engine, "hello there")
-    assert reads.count == 1 and not engine.needs_repair
+    assert reads.count == 1 and not engine.history.needs_repair
     events = await collect(engine, 'call echo_text {"text": "it works"}')
     assert reads.count == 1
     assert "it works" in events[-1].text
@@ -127,19 +127,19 @@ async def test_a_turn_after_a_failed_turn_repairs_first(engine, monkeypatch):
 
     working, engine.model = engine.model, Broken()
     events = await collect(engine, "hello?")
-    assert events[-1].type == "error" and engine.needs_repair
+    assert events[-1].type == "error" and engine.history.needs_repair
     engine.model = working
     reads = StateReads(engine, monkeypatch)
     events = await collect(engine, "back?")
     assert events[-1].type == "done"
-    assert reads.count == 1 and not engine.needs_repair
+    assert reads.count == 1 and not engine.history.needs_repair
 
 
 async def test_a_turn_after_a_cancel_repairs_first(engine, monkeypatch):
     """A cancelled turn repairs at once and again before the next turn, which then runs on a
     valid history; the turn after that one reads nothing back."""
     await cancel_during_tool(engine)
-    assert engine.needs_repair
+    assert engine.history.needs_repair
     reads = StateReads(engine, monkeypatch)
     assert (await collect(engine, "still there?"))[-1].type == "done"
     assert reads.count == 1
@@ -153,7 +153,7 @@ async def test_opening_a_session_marks_it_for_repair_once(engine, monkeypatch):
     sid = engine.session.id
     await engine.open_session()
     await engine.switch_session(sid)
-    assert not engine.needs_repair
+    assert not engine.history.needs_repair
     reads = StateReads(engine, monkeypatch)
     await collect(engine, "hello again")
     assert reads.count == 0

@@ -116,7 +116,7 @@ async def _session_without_records(home: Path, skills: Path) -> str:
         history = [HumanMessage("an old question"), AIMessage("", tool_calls=[call]),
                    ToolMessage("old", tool_call_id="call_old", name="echo_text"),
                    AIMessage("an old answer")]
-        await engine._graph.aupdate_state(engine._config(), {"messages": history},
+        await engine.host.graph.aupdate_state(engine.history.config(), {"messages": history},
                                           as_node="agent")
         assert await engine.contexts() == []
         return meta.id

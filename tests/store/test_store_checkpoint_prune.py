@@ -173,7 +173,7 @@ async def test_a_pending_approval_survives_pruning_and_a_restart(tmp_path, isola
     again = Engine(options)
     await again.start()  # prunes every thread of the file
     try:
-        state = await again._graph.aget_state(again._config(sid))
+        state = await again.host.graph.aget_state(again.history.config(sid))
         assert state.interrupts and state.next == ("tools",)
     finally:
         await again.aclose()

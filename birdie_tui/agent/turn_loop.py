@@ -1,6 +1,6 @@
-"""One user turn of the engine (a mixin of `Engine`): the turn lock, the graph's stream
-turned into events, stops for approval (asked with the lock released), the accounting of
-what the turn spent, and the repair of a turn that did not finish.
+"""One user turn of one open session: the turn lock, the graph's stream turned into events,
+stops for approval (asked with the lock released), the accounting of what the turn spent, and
+the repair of a turn that did not finish.
 """
 
 from __future__ import annotations
@@ -8,33 +8,59 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 
-from birdie_tui.agent.accounting import usage_after
-from birdie_tui.agent.approval_ops import interrupts_in, resume_value
-from birdie_tui.agent.approvals import ApprovalAnswer
+from birdie_tui.agent.accounting import TokenAccount, usage_after
+from birdie_tui.agent.approval_ops import ApprovalDesk, interrupts_in, resume_value
+from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
+from birdie_tui.agent.builder import ModelFacts, agent_context
+from birdie_tui.agent.compactor import Compactor
+from birdie_tui.agent.graph import AgentContext, Approver
+from birdie_tui.agent.host import AgentHost
+from birdie_tui.agent.session_book import SessionBook
+from birdie_tui.agent.session_history import SessionHistory
+from birdie_tui.agent.session_state import SessionState
+from birdie_tui.agent.stream import agent_reply, translate
+from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.events import (
     ApprovalDecided,
+    SkillsInjected,
+    TokenStreamed,
     TurnDone,
     TurnError,
     TurnEvent,
     UsageReported,
 )
-from birdie_tui.agent.builder import agent_context
-from birdie_tui.agent.graph import AgentContext, Approver
-from birdie_tui.agent.stream import agent_reply, translate
 from birdie_tui.store import SessionMeta
 from birdie_tui.text import content_text, one_line, scrub_surrogates
 
 
-class TurnOps:
-    """Needs from the engine: the graph, the session (ops, guard, approvals), the model,
-    toolbox, memory, token account, options and settings."""
+@dataclass(frozen=True)
+class TurnParts:
+    """What a turn works with: the session's state and collaborators, and the agent."""
+
+    state: SessionState
+    host: AgentHost
+    book: SessionBook
+    history: SessionHistory
+    approvals: ApprovalDesk
+    tokens: TokenAccount
+    compactor: Compactor
+    toolbox: Toolbox
+    facts: ModelFacts  # the model, its window and the prompt file's home (the engine)
+
+
+class TurnLoop:
+    def __init__(self, parts: TurnParts):
+        self._state, self._host, self._book = parts.state, parts.host, parts.book
+        self._history, self._approvals, self._tokens = parts.history, parts.approvals, parts.tokens
+        self._compactor, self._toolbox, self._facts = parts.compactor, parts.toolbox, parts.facts
+        self._stopped_for: list[ApprovalRequest] = []  # what the last locked part stopped for
 
     async def run_turn(self, text: str, *, approver: Approver | None = None,
                        resume: dict[str, ApprovalAnswer] | None = None
@@ -51,22 +77,22 @@ class TurnOps:
         the session resumable). `resume` answers a session's pending step instead of sending
         `text` (`--approve`, or a dialog asked again after a restart)."""
         text = scrub_surrogates(text)  # an argv byte that is not UTF-8 arrives as one
-        meta = self.require_session()
+        meta = self._state.require()
         # Checked before anything is saved: a message the model cannot take leaves no trace.
-        too_big = self.message_problem(text) if resume is None and text else None
+        too_big = self._compactor.message_problem(text) if resume is None and text else None
         if too_big is not None:
             yield TurnError(message=too_big[0].upper() + too_big[1:])
             return
         if not meta.saved:
             try:
-                self.persist_session()
+                self._book.persist_session()
             except OSError as exc:
                 yield TurnError(message=f"could not create the session file: {exc}")
                 return
         while True:
             self._stopped_for = []
-            # One turn at a time per session, across processes (see SessionGuard.session_turn).
-            async with self.session_turn() as busy:
+            # One turn at a time per session, across processes (SessionHistory.session_turn).
+            async with self._history.session_turn() as busy:
                 if busy is not None:
                     yield TurnError(message=busy)
                     return
@@ -78,7 +104,7 @@ class TurnOps:
                 return
             # Asked with the lock released: a dialog may stay open for hours, and meanwhile
             # another process may run `--approve` (then the step is found answered).
-            answers, waiting = await self.approvals.ask(self._stopped_for, approver)
+            answers, waiting = await self._approvals.ask(self._stopped_for, approver)
             if waiting:
                 for request in waiting:
                     yield ApprovalDecided(id=request.id, name=request.name,
@@ -87,11 +113,9 @@ class TurnOps:
             text, resume = "", {**(resume or {}), **{
                 k: ApprovalAnswer.from_value(v) for k, v in answers.items()}}
 
-    _stopped_for: list[Any] = []  # the approvals the last locked part stopped for
-
     async def _locked_turn(self, meta: SessionMeta, text: str,
                            resume: dict[str, ApprovalAnswer] | None, *, ask: bool
-                           ) -> AsyncIterator[TurnEvent]:
+                           ) -> AsyncGenerator[TurnEvent, None]:
         """`run_turn` once the session's turn lock is held, the session caught up. A step that
         stops for approval ends it: with `ask`, its requests are left in `_stopped_for` for
         `run_turn` to ask; without, they are reported pending."""
@@ -100,20 +124,21 @@ class TurnOps:
             yield TurnError(message=problem)
         if problem is not None:
             return
+        history, tokens = self._history, self._tokens
         context = self._turn_context()
         tally = _Tally()
-        self.tokens.begin_turn()
+        tokens.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
-        self.needs_repair = True  # until the turn ends cleanly
+        history.needs_repair = True  # until the turn ends cleanly
         inputs: Any = {"messages": [asked]}
-        stopped_for: list[Any] = []  # the approvals the step just streamed stopped for
+        stopped_for: list[ApprovalRequest] = []  # what the step just streamed stopped for
         if resume is not None:
             inputs = Command(resume=resume_value(resume, pending))
         try:
             while True:
-                async for mode, data in self._graph.astream(
+                async for mode, data in self._host.graph.astream(
                     inputs,
-                    self._config(),
+                    history.config(),
                     context=context,
                     stream_mode=["messages", "updates", "custom"],
                     durability="sync",  # a finished step is on disk before the next starts
@@ -127,9 +152,9 @@ class TurnOps:
                 if not pending:
                     break
                 # Rules saved meanwhile (an "always" for an earlier call) answer at once.
-                answers, waiting = await self.approvals.ask(pending, None)
+                answers, waiting = await self._approvals.ask(pending, None)
                 if waiting:  # the step stays in the checkpoint
-                    self.needs_repair = False
+                    history.needs_repair = False
                     if ask:
                         self._stopped_for = pending
                         return
@@ -138,7 +163,7 @@ class TurnOps:
                                               decision="pending", args=request.args)
                     return
                 inputs = Command(resume=answers)
-            self.needs_repair = False
+            history.needs_repair = False
             yield TurnDone(text=tally.final_text())
         except (asyncio.CancelledError, GeneratorExit):
             await self._close_interrupted(tally, asked.id)
@@ -147,19 +172,20 @@ class TurnOps:
             await self._close_interrupted(tally, asked.id)
             yield TurnError(message=one_line(exc))
         finally:
-            self.tokens.finish_turn(meta, tally.used_in, tally.used_out)
+            tokens.finish_turn(meta, tally.used_in, tally.used_out)
 
     async def _before_step(self, resume: dict[str, ApprovalAnswer] | None, *, ask: bool
-                           ) -> tuple[list[Any], str | None]:
+                           ) -> tuple[list[ApprovalRequest], str | None]:
         """The session's pending step, and None to go on, "" to stop quietly (calls left for
         `run_turn` to ask), or a problem to report. A new message closes a pending step; a
         history left invalid is repaired."""
-        pending = await self.pending_approvals()
+        approvals = self._approvals
+        pending = await approvals.pending()
         if resume is None:
             if pending:  # a new message instead of an answer
-                await self.approvals.close_pending(pending)
-            elif self.needs_repair:
-                await self.repair_session()
+                await approvals.close_pending(pending)
+            elif self._history.needs_repair:
+                await self._history.repair_session()
             return pending, None
         if not pending:
             return pending, "nothing waits for approval any more (answered elsewhere?)"
@@ -169,46 +195,48 @@ class TurnOps:
             return pending, ""
         for request in pending:  # an "always" given with the answer is saved
             if request.id in resume:
-                self.approvals.remember(request, resume[request.id])
+                approvals.remember(request, resume[request.id])
         return pending, None
 
     def _turn_context(self) -> AgentContext:
         """What the graph's nodes get for this turn (runtime context, never checkpointed)."""
+        setting = self._compactor.prompt_setting
         return agent_context(
-            self,
-            toolbox=self.toolbox,
-            memory=[entry.content for entry in self.memory.entries()],
-            approvals=self.approvals.policy(),
-            max_tool_calls=self.options.max_tool_calls,
-            loading=self.prompt_setting("skill_loading"),
-            decay_turns=self.prompt_setting("skill_decay_turns"),
-            max_loaded=self.prompt_setting("skill_max_loaded"),
+            self._facts,
+            toolbox=self._toolbox,
+            memory=[entry.content for entry in self._host.memory.entries()],
+            approvals=self._approvals.policy(),
+            max_tool_calls=self._host.options.max_tool_calls,
+            loading=setting("skill_loading"),
+            decay_turns=setting("skill_decay_turns"),
+            max_loaded=setting("skill_max_loaded"),
         )
 
     def _tally(self, event: TurnEvent, tally: _Tally) -> None:
-        if event.type == "token":
-            tally.streamed.append(event.text)  # type: ignore[attr-defined]
-        elif event.type == "injected":
-            self.last_call = event.context  # type: ignore[attr-defined]
+        if isinstance(event, TokenStreamed):
+            tally.streamed.append(event.text)
+        elif isinstance(event, SkillsInjected):
+            self._state.last_call = event.context
         elif isinstance(event, UsageReported):
             tally.streamed.clear()
             tally.used_in += event.input_tokens
             tally.used_out += event.output_tokens
-            self.tokens.add_call(event.input_tokens, event.output_tokens,
-                                 event.cached_input_tokens)
+            self._tokens.add_call(event.input_tokens, event.output_tokens,
+                                    event.cached_input_tokens)
 
     async def _close_interrupted(self, tally: _Tally, asked_id: str | None) -> None:
         """Repair the history of a turn that did not finish and settle its spent tokens,
         counting a call that completed (and was checkpointed) just before its usage event got
         out. One read of the history serves both."""
+        history = self._history
         try:
-            history, _ = await self.repaired_history(partial_reply="".join(tally.streamed))
-            seen = usage_after(history, asked_id or "")
+            messages, _ = await history.repaired_history(partial_reply="".join(tally.streamed))
+            seen = usage_after(messages, asked_id or "")
         except Exception:  # noqa: BLE001 - needs_repair stays set: repair runs before next turn
             return
         finally:
             # The graph's stream may still be winding down: check again before the next turn.
-            self.needs_repair = True
+            history.needs_repair = True
         if seen is not None:
             tally.used_in = max(tally.used_in, seen[0])
             tally.used_out = max(tally.used_out, seen[1])
@@ -229,3 +257,6 @@ class _Tally:
         if self.reply is None or self.reply.tool_calls:
             return ""
         return content_text(self.reply.content)
+
+
+__all__ = ["TurnLoop", "TurnParts"]
