@@ -16,8 +16,8 @@ host, made of collaborators with their own state:
 
 `Engine(options)` builds its own host and is the one that closes it (`aclose`);
 `session_view()` gives another `Engine` on the same host, for another session to run side by
-side (`service/local_desk.py`). The methods below are the core's API for the door
-(`service/local*.py`) and the tests: one-line forwards to the collaborator that owns each.
+side (`service/local/desk.py`). The methods below are the core's API for the door
+(`service/local/`) and the tests: one-line forwards to the collaborator that owns each.
 Front ends do not hold an engine: they talk to `birdie_tui.service`, which wraps it.
 """
 

@@ -1,6 +1,6 @@
 """The front door between a front end and Birdie (see `protocol.py`).
 
-`Birdie` is the protocol; `LocalBirdie` (in `local.py`) runs the engine in this process.
+`Birdie` is the protocol; `LocalBirdie` (in `local/`) runs the engine in this process.
 Importing this package is cheap: rows and the protocol are plain Python.
 """
 

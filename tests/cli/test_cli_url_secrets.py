@@ -63,7 +63,7 @@ def test_resume_command_keeps_plain_urls_and_hides_credentials():
 
 def test_server_url_shown_without_its_user_part():
     """The status bar's host and /info's server URL never carry a token or password."""
-    from birdie_tui.service.remote_client import describe, host_of, shown_url
+    from birdie_tui.service.remote.client import describe, host_of, shown_url
 
     url = f"https://tok:{PASSWORD}@lg.example:8443/base"
     assert host_of(url) == "lg.example:8443"

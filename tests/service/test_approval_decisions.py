@@ -57,7 +57,7 @@ def test_a_remote_turn_is_decided_by_its_own_threads_rules():
     """A turn's approvals follow the saved answers and mode of the thread it runs on, not of
     the thread shown meanwhile; both answers come from the core's one policy."""
     from birdie_tui.service.remote import RemoteBirdie
-    from birdie_tui.service.remote_thread import RemoteThread
+    from birdie_tui.service.remote.thread import RemoteThread
 
     door = RemoteBirdie("http://127.0.0.1:9")
     running = door.shown

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 import birdie_tui
 from birdie_tui.agent.accounting import settle
 from birdie_tui.agent.ledger import Ledger, cost_report
-from birdie_tui.service.remote_thread import RemoteThread
+from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.store.session_meta import SessionMeta
 
 PRICE = (2.0, 8.0, 0.5)  # USD per million: input, output, cached input

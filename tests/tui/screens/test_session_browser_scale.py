@@ -304,7 +304,7 @@ async def test_the_real_app_lists_real_session_files_from_a_worker_thread(isolat
     import json
     import os
 
-    from birdie_tui.service import local_rows
+    from birdie_tui.service.local import rows as local_rows
     from birdie_tui.store import BirdiePaths, SessionStore
     from birdie_tui.store.session_index import INDEX_NAME
     from birdie_tui.tui import create_app

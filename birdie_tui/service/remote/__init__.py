@@ -1,15 +1,15 @@
 """`RemoteBirdie`: the front door over a Birdie graph served by LangGraph server
-(`birdie-tui --server URL`). A session is a thread; a turn is a streamed run (`remote_turns`);
+(`birdie-tui --server URL`). A session is a thread; a turn is a streamed run (`turns.py`);
 grants, approvals, the mode and the list's figures live in the thread's `birdie` metadata,
 which the graph reads at each run; the skills, tools, model and settings are the server's
-(`remote_catalog`). What only makes sense on this machine says so in one line.
+(`catalog.py`). What only makes sense on this machine says so in one line.
 
-Threads side by side: a turn runs on the `RemoteThread` it started on (`remote_thread.py`);
+Threads side by side: a turn runs on the `RemoteThread` it started on (`thread.py`);
 showing another thread keeps it in `_running` and the run streams on, counted and remembered
 for its own thread; showing that thread again shows the same object, its turn live or done.
 Another client's turns in the shown thread are seen by polling (`session_pulse`).
 
-Cheap to import, like `local.py`: the SDK and LangChain are imported when used.
+Cheap to import, like the local door: the SDK and LangChain are imported when used.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from birdie_tui.events import (
     TotalsChanged,
 )
 from birdie_tui.service.protocol import BirdieError, Listener
-from birdie_tui.service.remote_catalog import Catalog, fetch_catalog
-from birdie_tui.service.remote_client import GRAPH, META_KEY, Wire, shown_url
-from birdie_tui.service.remote_commands import RemoteCommands
-from birdie_tui.service.remote_sessions import birdie_meta, thread_row, written_by
-from birdie_tui.service.remote_thread import RemoteThread
-from birdie_tui.service.remote_turns import RemoteTurns
+from birdie_tui.service.remote.catalog import Catalog, fetch_catalog
+from birdie_tui.service.remote.client import GRAPH, META_KEY, Wire, shown_url
+from birdie_tui.service.remote.commands import RemoteCommands
+from birdie_tui.service.remote.sessions import birdie_meta, thread_row, written_by
+from birdie_tui.service.remote.thread import RemoteThread
+from birdie_tui.service.remote.turns import RemoteTurns
 from birdie_tui.service.rows import SessionPulse, SessionRow, Started, Status, TokenLedger
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.text import title_from
@@ -63,7 +63,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         self.catalog = Catalog()
         self._listeners: list[Listener] = []
         self.shown = RemoteThread()  # the thread on screen
-        # Threads with a turn of this client running, shown or not (see remote_thread.py).
+        # Threads with a turn of this client running, shown or not (see thread.py).
         self._running: dict[str, RemoteThread] = {}
         self._client = uuid.uuid4().hex  # tells this client's writes from another's
         self._elsewhere: dict[str, tuple[str, float]] = {}  # thread -> (who, when seen)
@@ -311,7 +311,7 @@ class RemoteBirdie(RemoteCommands, RemoteTurns):
         return rows
 
     async def transcript(self) -> list[Any]:
-        from birdie_tui.service.local_rows import transcript_items
+        from birdie_tui.service.local.rows import transcript_items
 
         return transcript_items(self.shown.messages)
 

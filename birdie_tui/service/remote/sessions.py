@@ -1,13 +1,13 @@
 """Threads as sessions for `RemoteBirdie`: the browser's rows from thread metadata (the figures
 a client wrote there after its last turn, and the server's word on a run: busy, or stopped at an
-approval). The figures of an open thread are counted from its history (`remote_thread.py`)."""
+approval). The figures of an open thread are counted from its history (`thread.py`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from birdie_tui.service.remote_client import META_KEY
+from birdie_tui.service.remote.client import META_KEY
 from birdie_tui.service.rows import SessionRow
 from birdie_tui.text import title_from
 

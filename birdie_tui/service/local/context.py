@@ -2,7 +2,7 @@
 compaction (manual and automatic) and the session export.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine and `_emit`
-of the class it is mixed into. Cheap to import, like `local.py`: the engine's modules are
+of the class it is mixed into. Cheap to import, like the package's `__init__.py`: the engine's modules are
 imported inside the methods.
 """
 

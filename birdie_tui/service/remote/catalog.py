@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from birdie_tui.service.remote_client import INFO_GRAPH, Wire
+from birdie_tui.service.remote.client import INFO_GRAPH, Wire
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     McpRow,

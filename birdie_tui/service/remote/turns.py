@@ -3,7 +3,7 @@ turned into the SAME turn events the local engine yields (`agent.stream.translat
 parts, made LangChain messages again), approvals as interrupts resumed with
 `{"resume": {call_id: answer}}`, and a cancelled turn cancelling its run on the server.
 
-A turn runs on the `RemoteThread` it started on (`remote_thread.py`), whatever is shown later:
+A turn runs on the `RemoteThread` it started on (`thread.py`), whatever is shown later:
 its calls are counted in that thread's ledger, its "always" answers saved in that thread's
 metadata, its approvals decided by that thread's rules. A mixin of `RemoteBirdie`: it uses the
 wire, the door's threads (`shown`, `_running`) and `_emit`.
@@ -28,8 +28,8 @@ from birdie_tui.events import (
     UsageReported,
 )
 from birdie_tui.service.protocol import Approver, BirdieError
-from birdie_tui.service.remote_client import GRAPH, Wire, to_messages
-from birdie_tui.service.remote_thread import RemoteThread
+from birdie_tui.service.remote.client import GRAPH, Wire, to_messages
+from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.store.session_meta import str_list
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ class RemoteTurns:
         """A new message instead of an answer: the waiting calls are answered "not run" (as
         the local engine does), so the thread's history stays valid."""
         from birdie_tui.agent.approval_ops import closing_results
-        from birdie_tui.service.remote_client import message_dict
+        from birdie_tui.service.remote.client import message_dict
 
         state = await self.wire.call(lambda: self.wire.aio.threads.get_state(view.id),
                                      thread=view.id)

@@ -2,7 +2,7 @@
 `/skill new`, `/tool cap` and `/cd`.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine, `_emit`,
-`ledger` and `reload_skills` of the class it is mixed into. Cheap to import, like `local.py`.
+`ledger` and `reload_skills` of the class it is mixed into. Cheap to import, like the package's `__init__.py`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class LocalCommands:
     # ------------------------------------------------------------------ /history
     async def history(self, limit: int = 10) -> list[UserTurn]:
         """Your last `limit` messages in the open session, numbered by turn (oldest first)."""
-        from birdie_tui.service.local_rows import user_turns
+        from birdie_tui.service.local.rows import user_turns
 
         return user_turns(await self.engine.messages(), limit)
 

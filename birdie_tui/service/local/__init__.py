@@ -3,7 +3,7 @@
 event loop. Start never leaves a half-started service: a bad request (unknown or corrupt
 session id, unknown --enable skill, a vendor without its key) is said in one line and a
 working session opens anyway; what stops the engine itself raises `BirdieError`, closed.
-Sessions open side by side (`local_desk.py`): a turn runs on in its session when another is
+Sessions open side by side (`desk.py`): a turn runs on in its session when another is
 shown.
 """
 
@@ -21,12 +21,12 @@ from typing import Any
 from birdie_tui.events import (ChangeEvent, McpFailed, MemoryChanged, Recovered, SessionOpened,
                                SkillsChanged, SkillsReloaded, StatusChanged, TotalsChanged,
                                TurnEvent)
-from birdie_tui.service import local_rows
-from birdie_tui.service.local_approvals import LocalApprovals
-from birdie_tui.service.local_commands import LocalCommands
-from birdie_tui.service.local_context import LocalContext
-from birdie_tui.service.local_desk import SessionDesk
-from birdie_tui.service.local_start import (
+from birdie_tui.service.local import rows as local_rows
+from birdie_tui.service.local.approvals import LocalApprovals
+from birdie_tui.service.local.commands import LocalCommands
+from birdie_tui.service.local.context import LocalContext
+from birdie_tui.service.local.desk import SessionDesk
+from birdie_tui.service.local.start import (
     failed_start, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
@@ -66,7 +66,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         self._mcp_told: set[str] = set()  # MCP failures told
         self._unlisten: Callable[[], None] | None = None
         self._settings: Any = None
-        self._desk = SessionDesk(None)  # the open sessions (see local_desk.py)
+        self._desk = SessionDesk(None)  # the open sessions (see desk.py)
 
     # ------------------------------------------------------------------ life
     def subscribe(self, listener: Listener) -> Callable[[], None]:

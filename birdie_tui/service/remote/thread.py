@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from birdie_tui.agent.ledger import Ledger, Price, TokenLedger, cost_report
 from birdie_tui.events import SkillsInjected
-from birdie_tui.service.remote_client import to_messages
-from birdie_tui.service.remote_sessions import birdie_meta
+from birdie_tui.service.remote.client import to_messages
+from birdie_tui.service.remote.sessions import birdie_meta
 from birdie_tui.service.rows import CostReport
 
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ from birdie_tui.modes import (
     loading_mode_of,
 )
 from birdie_tui.service.protocol import BirdieError, SettingValue
-from birdie_tui.service.remote_catalog import Catalog
-from birdie_tui.service.remote_thread import RemoteThread
+from birdie_tui.service.remote.catalog import Catalog
+from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
@@ -210,7 +210,7 @@ class RemoteCommands:
         return self.shown.cost(self.ledger(), self.catalog.model.label)
 
     async def history(self, limit: int = 10) -> list[UserTurn]:
-        from birdie_tui.service.local_rows import user_turns
+        from birdie_tui.service.local.rows import user_turns
 
         return user_turns(self.shown.messages, limit)
 
@@ -280,7 +280,7 @@ class RemoteCommands:
 
     async def export(self, fmt: str = "markdown") -> str:
         from birdie_tui.agent.export import export_session
-        from birdie_tui.service.remote_sessions import ExportMeta
+        from birdie_tui.service.remote.sessions import ExportMeta
 
         if fmt not in ("markdown", "json"):
             raise BirdieError(f"unknown export format {fmt!r}: markdown or json")

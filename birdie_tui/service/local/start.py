@@ -79,7 +79,7 @@ def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[Chang
 
 def failed_start(engine: Any, message: str) -> Any:
     """The BirdieError for a failed start, carrying the skills the engine had read, if any."""
-    from birdie_tui.service import local_rows
+    from birdie_tui.service.local import rows as local_rows
     from birdie_tui.service.protocol import BirdieError
 
     error = BirdieError(message)
