@@ -95,7 +95,9 @@ class TurnRunner:
         self.record = []
         self.shown = True  # only the screen's runner starts a turn
         self._on_screen.set()
-        self.worker = self.screen.run_worker(self._run(opener), group="agent-turn",
+        # A group of its own: an exclusive group shared by every runner would cancel the turn
+        # another session left running in the background when this one starts.
+        self.worker = self.screen.run_worker(self._run(opener), group=f"turn-{id(self)}",
                                              exclusive=True, exit_on_error=False)
         self.screen.show_status()
 

@@ -70,6 +70,31 @@ async def test_a_turn_left_for_a_new_session_finishes_and_shows_when_back(any_ap
         assert "interrupted" not in items[-1].content
 
 
+async def test_two_sessions_run_turns_at_once(any_app, monkeypatch):
+    """A message sent in a new session while the first session's turn runs: both turns run to
+    their end; starting the second one does not cancel the first (it is not `[interrupted]`)."""
+    app = any_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = await start_slow_turn(pilot, app, monkeypatch, "40")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: shown_session(app) != first)
+        await send(pilot, app, "hello second")
+        second = shown_session(app)
+        await wait_turn(pilot, app)
+        assert "interrupted" not in last_reply(app)
+        await wait_for(pilot, lambda: row_of(app, first).turns == 1
+                       and row_of(app, first).input_tokens > 0, timeout=20)
+        await send(pilot, app, f"/session switch {first}")
+        await wait_for(pilot, lambda: shown_session(app) == first)
+        await wait_for(pilot, lambda: "finale" in last_reply(app))
+        await wait_turn(pilot, app)
+        assert "interrupted" not in last_reply(app)
+        items = await app.birdie.transcript()
+        assert items[-1].role == "assistant" and "finale" in items[-1].content
+        assert "interrupted" not in items[-1].content
+        assert second != first
+
+
 async def test_switching_back_mid_turn_shows_the_live_stream(any_app, monkeypatch):
     """Back before the turn ended: the reply so far, then the rest streaming in the chat."""
     app = any_app()
