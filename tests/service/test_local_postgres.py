@@ -36,3 +36,34 @@ async def test_status_rows_and_resume_line_on_a_database(pg_url, tmp_path):
                                            f"--session-id {status.session_id}")
     finally:
         await birdie.close()
+
+
+async def test_two_homes_on_one_database_see_each_other_s_turns(pg_url, tmp_path, skills_dir):
+    """Two machines (two homes, two users) on one database, the same session open in both:
+    a turn one runs shows in the other's next pulse, once, said as open elsewhere, and its
+    transcript has it without reopening the session."""
+    def door(name: str) -> object:
+        env = {"BIRDIE_HOME": str(tmp_path / name), "USER": name, "PATH": "/usr/bin:/bin"}
+        return local_birdie(skills_dirs=[skills_dir], environ=env, database_url=pg_url)
+
+    alice, bob = door("alice"), door("bob")
+    await alice.start()
+    try:
+        [_ async for _ in alice.send("from alice")]
+        sid = alice.status().session_id
+        assert not (await alice.session_pulse()).changed
+        await bob.start(session_id=sid)
+        try:
+            [_ async for _ in bob.send("from bob")]
+        finally:
+            await bob.close()
+        pulse = await alice.session_pulse()
+        assert pulse.changed and pulse.elsewhere
+        assert not (await alice.session_pulse()).changed
+        assert [i.content for i in await alice.transcript() if i.role == "user"] == [
+            "from alice", "from bob"]
+        [_ async for _ in alice.send("alice again")]  # the history goes on from bob's turn
+        assert [i.content for i in await alice.transcript() if i.role == "user"] == [
+            "from alice", "from bob", "alice again"]
+    finally:
+        await alice.close()
