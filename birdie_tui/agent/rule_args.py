@@ -85,7 +85,9 @@ def named_args(pattern: str) -> dict[str, Any] | None:
                 key, i = m.group(1), m.end()
             else:
                 key, i = _DECODER.raw_decode(pattern, i)
-                i = EQUALS.match(pattern, i).end()  # type: ignore[union-attr]
+                if (eq := EQUALS.match(pattern, i)) is None:
+                    return None  # a JSON key with no `=` after it: not this form
+                i = eq.end()
             opened += pattern[i:i + 1]
             value, i = _DECODER.raw_decode(pattern, i)
         except (ValueError, AttributeError):
