@@ -16,7 +16,7 @@ import math
 import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
@@ -32,6 +32,16 @@ _ID = re.compile(r"[\x21-\x7e]{1,64}")  # printable ASCII, no space
 _CALL_KWARGS = ("tool_calls", "function_call")  # raw copies of the calls some adapters keep
 _CALL_BLOCKS = ("tool_use", "tool_call", "function_call")  # content blocks mirroring calls
 _NAME_PROBLEMS = ("the tool name", "there is no tool")
+
+
+class StepCall(TypedDict):
+    """A stored tool call as `answerable_calls` left it: its id a string, unique in the history
+    (LangChain's `ToolCall` allows None)."""
+
+    name: str
+    args: dict[str, Any]
+    id: str
+    type: NotRequired[Literal["tool_call"]]
 
 
 class _Rejected(Exception):
@@ -87,8 +97,9 @@ def _entries(response: AIMessage) -> list[tuple[Any, str | None]]:
     """Every call of `response` (the invalid ones too) with the reason it was flagged, if any."""
     known = response.response_metadata.get(INVALID_KEY)
     known = known if isinstance(known, dict) else {}
-    entries = [(call, known.get(_text_or_none(call.get("id") if isinstance(call, dict) else None)))
-               for call in response.tool_calls]
+    entries: list[tuple[Any, str | None]] = [
+        (call, known.get(_text_or_none(call.get("id") if isinstance(call, dict) else None)))
+        for call in response.tool_calls]
     entries += [({"name": bad.get("name"), "args": {}, "id": bad.get("id"), "type": "tool_call"},
                  known.get(_text_or_none(bad.get("id"))) or bad.get("error")
                  or f"arguments are not valid JSON: {str(bad.get('args'))[:200]}")
@@ -210,6 +221,14 @@ def invalid_call_text(name: str, reason: str) -> str:
         return f"Invalid tool call: {reason}. Call one of the tools you were given, by name."
     return (f"Invalid arguments for {name!r}: {reason}. "
             "Call it again with valid arguments, as one JSON object.")
+
+
+def step_calls(message: AIMessage | None) -> list[StepCall]:
+    """The calls of a pending step (none without one), each with its id (as `call_ids` reads them)."""
+    if message is None:
+        return []
+    return [StepCall(name=c["name"], args=c["args"], id=c.get("id") or "", type="tool_call")
+            for c in message.tool_calls]
 
 
 def call_ids(messages: Sequence[BaseMessage]) -> set[str]:

@@ -36,13 +36,8 @@ from birdie_tui.agent.approvals import (
     command_text,
     proposed_diff,
 )
-from birdie_tui.agent.calls import (
-    INVALID_KEY,
-    answerable_calls,
-    call_ids,
-    invalid_call_text,
-    safe_result,
-)
+from birdie_tui.agent.calls import (INVALID_KEY, StepCall, answerable_calls, call_ids, invalid_call_text,
+                                    safe_result, step_calls)
 from birdie_tui.agent.history import (
     INTERRUPTED_TOOL_TEXT,
     calls_over_limit,
@@ -188,7 +183,7 @@ def with_record(response: Any, record: CallContext) -> Any:
         **response.response_metadata, RECORD_KEY: record.stored()}})
 
 
-def call_record(messages: list[AnyMessage], report: Any, window: Any, compacted: int, *,
+def call_record(messages: Sequence[BaseMessage], report: Any, window: Any, compacted: int, *,
                 evicted: Any, skipped: list[str]) -> CallContext:
     """The provenance of this call: the prompt's segments plus the history that went with it."""
     turn = sum(1 for m in messages if m.type == "human")
@@ -234,7 +229,7 @@ def scrubbed_result(message: ToolMessage) -> ToolMessage:
     return message.model_copy(update={"content": clean})
 
 
-def _error_result(call: dict[str, Any], text: str) -> ToolMessage:
+def _error_result(call: StepCall, text: str) -> ToolMessage:
     return ToolMessage(content=text, tool_call_id=call["id"], name=call["name"], status="error")
 
 
@@ -249,10 +244,10 @@ async def tools_node(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
 async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
     last, answered = pending_step(state["messages"])
-    calls = list(last.tool_calls) if last is not None else []
+    calls = step_calls(last)
     tools = {tool.name: tool for tool in await ctx.toolbox.tools()}
     results: dict[str, ToolMessage] = {}
-    invalid = last.response_metadata.get(INVALID_KEY) or {} if calls else {}
+    invalid = last.response_metadata.get(INVALID_KEY) or {} if last is not None else {}
     verdicts: dict[str, tuple[str, str, bool]] = {}  # id -> (action, why, gated)
     asks: list[ApprovalRequest] = []
     over = calls_over_limit(state["messages"], calls, ctx.max_tool_calls)
@@ -274,7 +269,7 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
     # the checkpoint until the user answers, in this process or another.
     answers = _answers(interrupt({"approvals": [r.to_dict() for r in asks]})) if asks else {}
     writer = get_stream_writer()
-    runnable: list[dict[str, Any]] = []
+    runnable: list[StepCall] = []
     for call in calls:
         if call["id"] in results:
             continue
@@ -321,7 +316,7 @@ def _in_place(result: ToolMessage, standin_id: str | None) -> ToolMessage:
     return result.model_copy(update={"id": standin_id}) if standin_id else result
 
 
-def _verdict(ctx: AgentContext, call: dict[str, Any]
+def _verdict(ctx: AgentContext, call: StepCall
              ) -> tuple[tuple[str, str, bool], ApprovalRequest | None]:
     policy = ctx.approvals
     skill = ctx.toolbox.skill_for_tool(call["name"])
@@ -391,7 +386,7 @@ def _with_context(node: Callable[[AgentState, Runtime[AgentContext]], Awaitable[
                   context_for: Callable[[Any], Awaitable[AgentContext]]) -> Any:
     """`node`, run with the context `context_for` builds from the run's config."""
 
-    async def run(state: AgentState, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+    async def run(state: AgentState, config: RunnableConfig, runtime: Runtime[Any]) -> dict[str, Any]:
         return await node(state, runtime.override(context=await context_for(config)))
 
     return run

@@ -17,6 +17,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from birdie_tui.agent.calls import StepCall
 from birdie_tui.text import content_text
 
 CONTEXT_MESSAGES = 20
@@ -114,8 +115,8 @@ def history_problems(messages: Sequence[BaseMessage]) -> list[str]:
         if isinstance(msg, AIMessage) and msg.tool_calls:
             expected = [c.get("id") for c in msg.tool_calls]
             seen: list[str] = []
-            while index < len(messages) and isinstance(messages[index], ToolMessage):
-                seen.append(messages[index].tool_call_id)  # type: ignore[union-attr]
+            while index < len(messages) and isinstance(reply := messages[index], ToolMessage):
+                seen.append(reply.tool_call_id)
                 index += 1
             if sorted(map(str, seen)) != sorted(map(str, expected)):
                 problems.append(
@@ -162,7 +163,7 @@ def tool_calls_since_user(messages: Sequence[BaseMessage]) -> int:
     return count
 
 
-def calls_over_limit(messages: Sequence[BaseMessage], calls: Sequence[dict], cap: int) -> set[str]:
+def calls_over_limit(messages: Sequence[BaseMessage], calls: Sequence[StepCall], cap: int) -> set[str]:
     """The ids of the pending step's calls beyond the turn's tool-call limit (`calls` are the
     last AI message's, already counted in `messages`). One model message may hold any number
     of calls: the guard between model calls alone would let them all run."""

@@ -12,12 +12,15 @@ remaining checkpoint references go after each checkpoint the engine writes.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.network import network_timeout, quiet_client_libraries
 from birdie_tui.store.pg import nul_text
 from birdie_tui.store.pg.connect import CONNECT_TIMEOUT, DatabaseUnavailable, application_name
 from birdie_tui.store.pg.urls import mask_url, where
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 __all__ = ["PgCheckpoints", "open_pg_checkpoints"]
 
@@ -85,13 +88,12 @@ class PgCheckpoints:
 async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoints:
     """The checkpointer on `url`, set up (LangGraph's tables created or migrated).
     DatabaseUnavailable (one line) when the database cannot be reached or set up."""
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from psycopg import AsyncConnection
     from psycopg import Error as PsycopgError
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
+    kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
               "application_name": application_name(user), "connect_timeout": CONNECT_TIMEOUT}
     try:  # one plain connection first: a refused one is said at once, with its reason
         await (await AsyncConnection.connect(url, **kwargs)).close()
@@ -104,7 +106,7 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
                                configure=_configure)
     try:
         await pool.open(wait=True, timeout=wait)
-        saver = _guarded(AsyncPostgresSaver, url)(pool)
+        saver = _guarded(url)(pool)
         # LangGraph's setup is not safe against itself: one process at a time sets up.
         async with pool.connection() as conn:
             await conn.execute("SELECT pg_advisory_lock(%s, 1)", (SETUP_LOCK,))
@@ -124,9 +126,10 @@ async def open_pg_checkpoints(url: str, user: str = "birdie-tui") -> PgCheckpoin
     return PgCheckpoints(pool, saver)
 
 
-def _guarded(saver_class: Any, url: str) -> Any:
+def _guarded(url: str) -> type[AsyncPostgresSaver]:
     """The saver, its reads and writes failing as one `DatabaseUnavailable` line naming the
     database (not `OperationalError: consuming input failed`) when the database goes away."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from psycopg import OperationalError
     from psycopg_pool import PoolTimeout
 
@@ -138,7 +141,7 @@ def _guarded(saver_class: Any, url: str) -> Any:
             raise DatabaseUnavailable(
                 f"lost the connection to {where(url)}: {_line(exc, url)}") from None
 
-    class GuardedSaver(saver_class):
+    class GuardedSaver(AsyncPostgresSaver):
         async def aget_tuple(self, config: Any) -> Any:
             async with said():
                 return await super().aget_tuple(config)

@@ -39,7 +39,7 @@ def exact_text(pattern: str) -> str | None:
     return ESCAPED.sub(lambda m: m.group()[1], pattern)
 
 
-def json_args(command: str) -> dict | None:
+def json_args(command: str) -> dict[str, Any] | None:
     """The call's arguments when `command` is the compact JSON of a non-shell tool's call."""
     if not command.startswith("{"):
         return None
@@ -48,6 +48,13 @@ def json_args(command: str) -> dict | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def skip(rx: re.Pattern[str], text: str, at: int = 0) -> int:
+    """Where `rx`, a pattern that may match nothing (so it always matches), ends from `at`."""
+    m = rx.match(text, at)
+    assert m is not None, f"{rx.pattern!r} matches the empty string"
+    return m.end()
 
 
 def _json(value: Any) -> str:
@@ -71,14 +78,16 @@ def named_args(pattern: str) -> dict[str, Any] | None:
     `count=5`, stays the `key=glob` form it always was)."""
     found: dict[str, Any] = {}
     opened = ""  # how the values begin: a lone value must be a string, a list or an object
-    i = SPACE.match(pattern).end()
+    i = skip(SPACE, pattern)
     while i < len(pattern):
         try:
             if m := KEY.match(pattern, i):
                 key, i = m.group(1), m.end()
             else:
                 key, i = _DECODER.raw_decode(pattern, i)
-                i = EQUALS.match(pattern, i).end()  # type: ignore[union-attr]
+                if (eq := EQUALS.match(pattern, i)) is None:
+                    return None  # a JSON key with no `=` after it: not this form
+                i = eq.end()
             opened += pattern[i:i + 1]
             value, i = _DECODER.raw_decode(pattern, i)
         except (ValueError, AttributeError):
@@ -102,7 +111,7 @@ def _value_matches(want: Any, got: Any, allow: bool) -> bool:
     return fnmatch.fnmatchcase(text, want)
 
 
-def data_match(pattern: str, command: str, data: dict | None, args: dict | None,
+def data_match(pattern: str, command: str, data: dict[str, Any] | None, args: dict[str, Any] | None,
                allow: bool) -> bool | None:
     """A pattern read against the arguments; None when it is not an argument pattern."""
     target = data if data is not None else args

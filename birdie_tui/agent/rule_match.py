@@ -21,8 +21,9 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from birdie_tui.agent.rule_args import CONTROL, data_match, exact_text, json_args
+from birdie_tui.agent.rule_args import CONTROL, data_match, exact_text, json_args, skip
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"})
 MAX_NESTING = 64  # nested $( ( ` " deeper than this: the line counts as unparseable
@@ -161,7 +162,7 @@ class _Lexer:
         else:
             if c == "{" and not dq and BRACES.match(self.t, self.i):
                 self.line.compound = True
-            end = (DQ_RUN if dq else RUN).match(self.t, self.i + 1).end()  # plain text in one step
+            end = skip(DQ_RUN if dq else RUN, self.t, self.i + 1)  # plain text in one step
             self._add(self.t[self.i:end])
             self.i = end
 
@@ -272,7 +273,7 @@ def unwrap(text: str) -> str:
     return text
 
 
-def _data_match(pattern: str, command: str, args: dict | None, allow: bool) -> bool | None:
+def _data_match(pattern: str, command: str, args: dict[str, Any] | None, allow: bool) -> bool | None:
     """A pattern read against the arguments as data; None when it is a shell-words pattern: a
     shell tool's script (`bash -c …`) is never matched as text."""
     data = json_args(command)
@@ -281,7 +282,7 @@ def _data_match(pattern: str, command: str, args: dict | None, allow: bool) -> b
     return data_match(pattern, command, data, args, allow)
 
 
-def allow_matches(pattern: str, command: str, args: dict | None = None) -> bool:
+def allow_matches(pattern: str, command: str, args: dict[str, Any] | None = None) -> bool:
     """Whether an allow rule's pattern lets this call run without asking."""
     if pattern.strip() == "*":
         return True  # `tool(*)` is `tool`: every call
@@ -306,7 +307,7 @@ def _words_match(pattern: list[str], cmd: Command) -> bool:
                for glob, word, dyn in zip(fixed, cmd.words, cmd.dynamic))
 
 
-def deny_matches(pattern: str, command: str, args: dict | None = None) -> bool:
+def deny_matches(pattern: str, command: str, args: dict[str, Any] | None = None) -> bool:
     """Whether a deny (or ask) rule's pattern catches this call, however the line is written."""
     if (hit := _data_match(pattern, command, args, allow=False)) is not None:
         return hit

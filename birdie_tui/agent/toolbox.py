@@ -57,7 +57,7 @@ class Toolbox:
         self._bound: tuple[Any, tuple[BaseTool, ...], Any] | None = None
         self._allowed: tuple[tuple[Any, ...], list[Skill]] | None = None
         self._by_tag: tuple[tuple[Skill, ...], dict[str, list[str]]] | None = None
-        self._static: tuple[tuple[Skill, ...], list[BaseTool]] | None = None  # no MCP in it
+        self._static: tuple[tuple[str | Skill, ...], list[BaseTool]] | None = None  # no MCP in it
 
     def allowed_skills(self) -> list[Skill]:
         """The skills the session's policy lets the model use, worked out again only when the
@@ -89,7 +89,7 @@ class Toolbox:
         """The tools of `skills` (default: the allowed ones). Without an MCP skill among them
         the list is kept, and given again while `skills` are the same objects."""
         skills = self.allowed_skills() if skills is None else skills
-        key = (self.loading, *skills)
+        key: tuple[str | Skill, ...] = (self.loading, *skills)
         if self._static is not None and same_items(self._static[0], key):
             return list(self._static[1])
         out = await self._collect(skills)
@@ -102,7 +102,7 @@ class Toolbox:
         source = self.mcp_tools
         wanted = [s for s in skills if s.mcp_server is not None] if source is not None else []
         # Every MCP server starts at once: two that hang cost one start timeout, not two.
-        fetched = await asyncio.gather(*(source(s) for s in wanted)) if wanted else []
+        fetched = await asyncio.gather(*(source(s) for s in wanted)) if wanted and source is not None else []
         mcp = {id(s): tools for s, tools in zip(wanted, fetched)}
         for skill in skills:
             out.extend(self._skill_tools(skill))

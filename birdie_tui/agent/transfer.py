@@ -58,8 +58,8 @@ def _users(paths: BirdiePaths, user: str | None) -> list[str]:
     return found
 
 
-def _session_files(folder: Path, report: TransferReport) -> list[tuple[str, dict]]:
-    out = []
+def _session_files(folder: Path, report: TransferReport) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
     for path in sorted(folder.glob("*.json")):
         if not _SESSION_FILE.match(path.name):
             continue
@@ -75,7 +75,7 @@ def _session_files(folder: Path, report: TransferReport) -> list[tuple[str, dict
     return out
 
 
-def _stamp(data: dict) -> str | None:
+def _stamp(data: dict[str, Any]) -> str | None:
     created = data.get("created_at")
     return created if isinstance(created, str) and created else None
 
@@ -204,7 +204,7 @@ async def export_home(to_home: Path, url: str, user: str | None = None) -> Trans
     return report
 
 
-async def _export_user(paths: BirdiePaths, name: str, sessions: list[tuple[str, dict]],
+async def _export_user(paths: BirdiePaths, name: str, sessions: list[tuple[str, dict[str, Any]]],
                        pg: Any, report: TransferReport) -> None:
     if not sessions:
         return
@@ -253,7 +253,7 @@ def _export_memory(paths: BirdiePaths, name: str, memory: Any) -> int:
     path = paths.memory_file(name)
     data = read_json(path, on_corrupt=lambda _m: None, label="memory file")
     data = data if isinstance(data, dict) else {"user_id": name}
-    entries = data.get("entries") if isinstance(data.get("entries"), list) else []
+    entries = listed if isinstance(listed := data.get("entries"), list) else []
     have = {e.get("content") for e in entries if isinstance(e, dict)}
     new = [n.to_dict() for n in notes if n.content not in have]
     if new:

@@ -68,7 +68,8 @@ def main_parser() -> argparse.ArgumentParser:
 class _VersionAction(argparse.Action):
     """`--version`, with the metadata lookup paid only when asked (startup stays light)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[object] | None, option_string: str | None = None) -> None:
         print(f"{PROG} {version()}")
         parser.exit(0)
 

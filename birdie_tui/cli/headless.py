@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +59,7 @@ def _shown(text: str, stream: Any) -> str:
 
 
 @contextlib.contextmanager
-def _recovery_on_stderr():
+def _recovery_on_stderr() -> Iterator[None]:
     """Files repaired while this command runs are reported on stderr as it happens."""
     from birdie_tui.store.recovery import add_listener
 
@@ -79,7 +79,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (BirdieError, EngineError, ConfigError, InvalidName)
 
 
-def _guarded(run: Callable[[], Awaitable[int]]) -> int:
+def _guarded(run: Callable[[], Coroutine[Any, Any, int]]) -> int:
     try:
         with _recovery_on_stderr():
             return asyncio.run(run())

@@ -13,9 +13,13 @@ import asyncio
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from birdie_tui.screen_text import one_line
 from birdie_tui.text import counted
+
+if TYPE_CHECKING:
+    from birdie_tui.store.session_meta import SessionSummary
 
 __all__ = ["database_command", "print_sessions"]
 
@@ -70,7 +74,7 @@ def _list(args: argparse.Namespace, url: str) -> int:
     return print_sessions(summaries, as_json=args.json, shared=True)
 
 
-def print_sessions(summaries: list, *, as_json: bool, shared: bool) -> int:
+def print_sessions(summaries: list[SessionSummary], *, as_json: bool, shared: bool) -> int:
     """`sessions list`, newest first: a line per session, or --json. A shared database's
     list also says who owns each session and who wrote it last."""
     from birdie_tui.store.session_meta import session_row

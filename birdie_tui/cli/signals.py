@@ -75,7 +75,7 @@ class SignalWatch:
     would kill the thread writing it (Textual's output thread, then its shutdown waits forever).
     `remove()` gives the signals back to whoever had them before."""
 
-    def __init__(self, on_signal: Callable[[int], None], *, grace: float = GRACE_SECONDS) -> None:
+    def __init__(self, on_signal: Callable[[int], object], *, grace: float = GRACE_SECONDS) -> None:
         self.on_signal = on_signal
         self.grace = grace
         self.received: int | None = None

@@ -17,12 +17,15 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.mcp.config import ServerSpec
 from birdie_tui.mcp.errlog import ServerLog
 from birdie_tui.mcp.errors import MCPCallError, describe_failure
 from birdie_tui.secrets import scrub
+
+if TYPE_CHECKING:
+    from mcp.client.session import LoggingFnT
 
 NOT_STARTED, STARTING, RUNNING, FAILED, EXITED, STOPPED = (
     "not started", "starting", "running", "failed", "exited", "stopped")
@@ -46,8 +49,8 @@ class ServerConnection:
         self.tools: list[Any] = []  # mcp.types.Tool, as listed at start
         self.lc_tools: list[Any] | None = None  # their LangChain wrappers (the manager's)
         self._session: Any = None
-        self._task: asyncio.Task | None = None
-        self._ready: asyncio.Future | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
         self._stop = asyncio.Event()
         self._closed = asyncio.Event()  # the transport is gone: exit, crash or stop
 
@@ -140,6 +143,7 @@ class ServerConnection:
     async def _connect(self, stack: AsyncExitStack, log: Any) -> Any:
         import anyio
         from mcp import ClientSession
+        from mcp.shared.message import SessionMessage
 
         spec = self.spec
         if spec.transport == "stdio":
@@ -171,7 +175,7 @@ class ServerConnection:
                 streamable_http_client(spec.url or "", http_client=client))
         # Relay the server's messages so we notice the moment its stream ends (process exit,
         # dropped connection): the session alone would leave later requests hanging.
-        relay_in, relay_out = anyio.create_memory_object_stream(0)
+        relay_in, relay_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         tasks = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tasks.cancel_scope.cancel)  # runs after the session has closed
         tasks.start_soon(self._relay, read, relay_in)
@@ -188,7 +192,7 @@ class ServerConnection:
         finally:
             self._closed.set()
 
-    def _server_log(self, log: Any):
+    def _server_log(self, log: Any) -> LoggingFnT:
         async def write(params: Any) -> None:  # MCP `notifications/message`
             _note(log, f"[{params.level}] {params.data}")
         return write

@@ -20,6 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from birdie_tui.mcp.config import ServerSpec
 from birdie_tui.secrets import scrub
@@ -87,11 +88,11 @@ class FailureMemory:
             self._write(kept)
 
     # ------------------------------------------------------------------ the file
-    def _live(self, now: float) -> dict[str, dict]:
+    def _live(self, now: float) -> dict[str, dict[str, Any]]:
         return {k: v for k, v in self._read().items()
                 if (f := _failure(v)) is not None and f.retry_at > now}
 
-    def _read(self) -> dict[str, dict]:
+    def _read(self) -> dict[str, dict[str, Any]]:
         try:
             with open(self.path, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -102,7 +103,7 @@ class FailureMemory:
             return {}
         return {k: v for k, v in servers.items() if isinstance(v, dict)}
 
-    def _write(self, records: dict[str, dict]) -> None:
+    def _write(self, records: dict[str, dict[str, Any]]) -> None:
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".mcp_failures.", dir=self.path.parent)

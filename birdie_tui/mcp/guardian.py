@@ -47,7 +47,7 @@ def _death_signal(app_pid: int) -> bool:
     return os.getppid() == app_pid
 
 
-def _take_down(child: subprocess.Popen | None) -> None:
+def _take_down(child: subprocess.Popen[bytes] | None) -> None:
     """SIGTERM to the whole group (the server and what it started), SIGKILL after a grace."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     group = os.getpgrp()
@@ -74,7 +74,7 @@ def _detach_stdio() -> None:
 
 def main(argv: list[str]) -> int:
     app_pid, command = int(argv[1]), argv[2:]
-    held: list[subprocess.Popen] = []
+    held: list[subprocess.Popen[bytes]] = []
     # Armed before the server starts: a signal in between still takes the group down.
     signal.signal(signal.SIGTERM, lambda *_: _take_down(held[0] if held else None))
     alive = _death_signal(app_pid)

@@ -240,18 +240,18 @@ class MCPManager:
                 self._forget_failure(skill.name)
                 del self._conns[key]  # its start is over: nothing left to stop
                 conn = None
-            known = conn is not None and conn.state in ("running", "exited")
-            names = tuple(safe_name(t.name) for t in conn.tools) if known else ()
-            failed = conn is not None and conn.state == "failed"
+            known = conn if conn is not None and conn.state in ("running", "exited") else None
+            names = tuple(safe_name(t.name) for t in known.tools) if known is not None else ()
+            failed = conn if conn is not None and conn.state == "failed" else None
             rows.append(ServerStatus(
                 skill=skill.name, transport=spec.transport, target=spec.target,
                 state=conn.state if conn is not None else "not started",
                 enabled=enabled, tools=names,
-                error=(conn.error or "") + self._note(conn) if failed else
+                error=(failed.error or "") + self._note(failed) if failed is not None else
                 (conn.error if conn is not None else None),
                 log_path=str(self.logs_dir / log_file_name(skill.name)),
                 restarts=conn.restarts if conn is not None else 0,
-                retry_at=self._retry_at(conn) if failed else None))
+                retry_at=self._retry_at(failed) if failed is not None else None))
         return rows
 
     def _retry_at(self, conn: ServerConnection) -> float:
@@ -275,7 +275,7 @@ def _stamp(skill: Skill, spec: ServerSpec) -> int:
     """The newest change to the skill's file, the server's command or its script: an edit
     retries at once, even in the next process. (Not every file argument: a server's own
     database or log changes all the time.)"""
-    paths = [skill.path, *([spec.command] if spec.command else []),
+    paths: list[str | Path] = [skill.path, *([spec.command] if spec.command else []),
              *(a for a in spec.args if os.path.isabs(a) and a.endswith(SCRIPT_SUFFIXES))]
     newest = 0
     for path in paths:

@@ -40,7 +40,7 @@ def load_adapter(vendor: str) -> type:
         raise ConfigError(
             f"vendor '{vendor}' needs the '{exc.name}' package, which is not installed"
         ) from None
-    cls = getattr(module, class_name, None)
+    cls: type | None = getattr(module, class_name, None)
     if cls is None:
         raise ConfigError(f"vendor '{vendor}' is not available in this build yet")
     return cls
@@ -56,7 +56,8 @@ def create_chat_model(config: ProviderConfig) -> BaseChatModel:
         return OfflineChatModel(model_name=config.model or OFFLINE_MODEL)
     cls = load_adapter(config.vendor)
     factory = getattr(cls, "from_config", None)
-    return factory(config) if factory is not None else cls(config=config)
+    model: BaseChatModel = factory(config) if factory is not None else cls(config=config)  # the adapter seam
+    return model
 
 
 def describe(config: ProviderConfig) -> str:

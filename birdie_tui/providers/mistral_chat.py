@@ -91,7 +91,8 @@ def retry_delay(exc: BaseException) -> float | None:
         headers = getattr(exc, "headers", None) or {}
         for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
             try:
-                return max(0.0, float(headers.get(name))) / scale
+                if (value := headers.get(name)) is not None:
+                    return max(0.0, float(value)) / scale
             except (TypeError, ValueError):
                 continue
         return -1.0

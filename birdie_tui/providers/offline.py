@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
@@ -99,7 +99,7 @@ class OfflineChatModel(BaseChatModel):
         }
         if reply.tool_call:
             call = reply.tool_call
-            tool_chunk = {
+            tool_chunk: ToolCallChunk = {
                 "name": call["name"],
                 "args": json.dumps(call["args"], ensure_ascii=False),
                 "id": call["id"],

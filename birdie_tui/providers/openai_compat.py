@@ -65,10 +65,12 @@ def to_openai_messages(messages: list[BaseMessage]) -> list[dict[str, Any]]:
 def _make_client(config: ProviderConfig, max_retries: int) -> Any:
     common: dict[str, Any] = {"timeout": config.timeout, "max_retries": max_retries}
     if config.vendor == "azure":
-        where = ({"base_url": config.base_url} if "/openai/deployments/" in (config.base_url or "")
-                 else {"azure_endpoint": config.base_url})
-        return openai.AsyncAzureOpenAI(api_key=config.api_key, api_version=config.api_version,
-                                       **where, **common)
+        url, key, version = config.base_url, config.api_key, config.api_version
+        if url is not None and "/openai/deployments/" in url:  # a deployment's own URL
+            return openai.AsyncAzureOpenAI(api_key=key, api_version=version, base_url=url, **common)
+        if url is None:  # the SDK reads AZURE_OPENAI_ENDPOINT, as with azure_endpoint=None
+            return openai.AsyncAzureOpenAI(api_key=key, api_version=version, **common)
+        return openai.AsyncAzureOpenAI(api_key=key, api_version=version, azure_endpoint=url, **common)
     base_url = config.base_url
     if config.vendor == "gemini":
         base_url = base_url or GEMINI_OPENAI_URL

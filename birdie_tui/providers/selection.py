@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, TypedDict
 
 from birdie_tui.providers.catalog import known_models, vendor_of
 from birdie_tui.providers.config import (
@@ -27,6 +28,13 @@ from birdie_tui.providers.config import (
 _OWN_NAMES = ("azure", "ollama")
 
 
+class _Tuning(TypedDict):
+    """What a switch of vendor keeps from the current config."""
+    temperature: float
+    max_tokens: int | None
+    timeout: float
+
+
 @dataclass(frozen=True)
 class VendorChoice:
     vendor: str
@@ -38,7 +46,7 @@ def _has(environ: Mapping[str, str], name: str) -> bool:
     return bool((environ.get(name) or "").strip())
 
 
-def _usable(vendor: str, environ: Mapping[str, str], json_data: dict) -> bool:
+def _usable(vendor: str, environ: Mapping[str, str], json_data: dict[str, Any]) -> bool:
     """A key (and, for Azure, an endpoint) is there, from the env or the JSON config."""
     if json_data.get("vendor") == vendor and (json_data.get("api_key") or vendor == "ollama"):
         return True
@@ -89,7 +97,7 @@ def config_for(vendor: str, model: str | None, *, current: ProviderConfig,
     vendor = vendor.strip().lower()
     if vendor not in VENDORS:
         raise ConfigError(f"unknown vendor {vendor!r} (expected one of: {', '.join(VENDORS)})")
-    tuning = {"temperature": current.temperature, "max_tokens": current.max_tokens,
+    tuning: _Tuning = {"temperature": current.temperature, "max_tokens": current.max_tokens,
               "timeout": current.timeout}
     if vendor == current.vendor:  # same key and endpoint, another model
         return replace(current, model=model or current.model)

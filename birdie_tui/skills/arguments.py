@@ -7,6 +7,7 @@ on first use: loading skills for the TUI's first paint or `--help` never pays fo
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -68,7 +69,7 @@ def _filling_validator(cls: Any) -> Any:
 
     check_properties = cls.VALIDATORS["properties"]
 
-    def fill_then_check(validator: Any, properties: Any, instance: Any, schema: Any):
+    def fill_then_check(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
         if validator.is_type(instance, "object") and isinstance(properties, dict):
             for name, sub in properties.items():
                 if isinstance(sub, dict) and "default" in sub and name not in instance:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from birdie_tui.regular_files import open_regular
 
@@ -121,7 +121,7 @@ def _parse(text: str, path: Path) -> Skill:
 class _Fields:
     """Typed access to frontmatter fields, recording an error per bad field."""
 
-    def __init__(self, meta: dict[str, Any], errs: _Errors, key_line):
+    def __init__(self, meta: dict[str, Any], errs: _Errors, key_line: Callable[[str], int]):
         self.meta, self.errs, self.key_line = meta, errs, key_line
 
     def err(self, key: str, message: str) -> None:
@@ -174,7 +174,8 @@ class _Fields:
         return value
 
 
-def _agent_skill(f: _Fields, name, description, lines, body_start, path: Path) -> Skill:
+def _agent_skill(f: _Fields, name: str | None, description: str | None, lines: list[str], body_start: int,
+                 path: Path) -> Skill:
     body = "\n".join(lines[body_start:]).strip() or None
     return Skill(
         name=name or "", description=description or "", path=path, format="agent-skills",
@@ -200,7 +201,8 @@ def _resources(folder: Path) -> list[str]:
 # --------------------------------------------------------------------------- birdie
 
 
-def _birdie_skill(f: _Fields, name, description, lines, body_start, path: Path, errs: _Errors) -> Skill:
+def _birdie_skill(f: _Fields, name: str | None, description: str | None, lines: list[str], body_start: int,
+                  path: Path, errs: _Errors) -> Skill:
     version = f.meta.get("version", "1.0.0")
     if isinstance(version, bool) or not isinstance(version, (str, int, float)):
         f.err("version", f"field 'version' must be a string, got {_typename(version)}")

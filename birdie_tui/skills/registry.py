@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .models import LoadResult, Skill, SkillError, SkillTool
 
 
@@ -58,5 +60,5 @@ class SkillRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._skills
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Skill]:
         return iter(self.skills())

@@ -29,11 +29,12 @@ MAX_ALIAS_NODES = 10_000  # nodes that aliases may repeat, per YAML document
 MAX_DEPTH = 50  # nested mappings/lists; a real tool schema nests well under 10
 
 
-class YAMLLimitError(ComposerError):
+# PyYAML ships no type hints (its classes are Any to mypy): subclassing them is the point here.
+class YAMLLimitError(ComposerError):  # type: ignore[misc]
     """A YAML document refused by a limit (aliases, depth), not for its syntax."""
 
 
-class _LimitedLoader(yaml.SafeLoader):
+class _LimitedLoader(yaml.SafeLoader):  # type: ignore[misc]  # untyped PyYAML, as above
     """`SafeLoader` whose composer measures each node's expanded size and the nesting depth."""
 
     def __init__(self, stream: str):

@@ -50,7 +50,8 @@ def sections(lines: list[str], body_start: int) -> list[tuple[str, int, int, int
 # --------------------------------------------------------------------------- ## Tools
 
 
-def tools(lines, start, end, skill_name, tags, errs: Errors, seen: dict[str, int]) -> list[SkillTool]:
+def tools(lines: list[str], start: int, end: int, skill_name: str, tags: list[str], errs: Errors,
+          seen: dict[str, int]) -> list[SkillTool]:
     """The tool blocks of one `## Tools` section; `seen` (tool name -> line, across sections) grows."""
     blocks: list[tuple[str, int, int]] = []  # (name, heading index, end index)
     for i in range(start, end):
@@ -59,7 +60,7 @@ def tools(lines, start, end, skill_name, tags, errs: Errors, seen: dict[str, int
             if blocks:
                 blocks[-1] = (blocks[-1][0], blocks[-1][1], i)
             blocks.append((m.group(1).strip().strip("`").strip(), i, end))
-    out = []
+    out: list[SkillTool] = []
     for name, head, stop in blocks:
         line = head + 1
         if not _TOOL_NAME.match(name):
@@ -99,7 +100,7 @@ def entrypoint_problem(entrypoint: str) -> str | None:
     return None
 
 
-def _tool_segments(name, lines, start, stop, errs: Errors
+def _tool_segments(name: str, lines: list[str], start: int, stop: int, errs: Errors
                    ) -> tuple[dict[str, tuple[int, list[str]]], bool]:
     """A tool block's `key: value` segments (continuation lines included) by key."""
     segments: dict[str, tuple[int, list[str]]] = {}
@@ -132,7 +133,8 @@ def _tool_segments(name, lines, start, stop, errs: Errors
     return segments, ok
 
 
-def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> SkillTool | None:
+def _tool_block(name: str, lines: list[str], start: int, stop: int, skill_name: str, tags: list[str],
+                errs: Errors) -> SkillTool | None:
     head_line = start  # 1-based line of the ### heading == 0-based index of first content line
     segments, ok = _tool_segments(name, lines, start, stop, errs)
     values: dict[str, Any] = {}
@@ -170,7 +172,7 @@ def _tool_block(name, lines, start, stop, skill_name, tags, errs: Errors) -> Ski
         errs.add(segments["approval"][0] + 1, f"tool '{name}': approval must be one of "
                  f"{', '.join(APPROVAL_VALUES)}, got {approval!r}")
         ok = False
-    if schema is None or not ok or not limits_ok:
+    if schema is None or not ok or not limits_ok or not isinstance(entrypoint, str):  # (ok: it is text)
         return None
     return SkillTool(name=name, description=scalar_str(description).strip(), entrypoint=entrypoint.strip(),
                      schema=schema, skill=skill_name, tags=list(tags), line=head_line,
@@ -269,7 +271,8 @@ def _schema(value: Any, tool: str, line: int, errs: Errors) -> dict[str, Any] | 
 # --------------------------------------------------------------------------- ## Permissions
 
 
-def permissions(lines, start, end, head, errs: Errors) -> tuple[list[str], dict[str, Any]]:
+def permissions(lines: list[str], start: int, end: int, head: int, errs: Errors
+                ) -> tuple[list[str], dict[str, Any]]:
     """`## Permissions` as (capability names, `key: value` rules).
 
     Birdie writes a YAML list of capabilities (`- local_shell`); birdie-tui also accepts a

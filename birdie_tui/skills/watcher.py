@@ -135,7 +135,8 @@ async def _watch_roots(
 ) -> AsyncIterator[set[Path]]:
     """Batches of changes under `roots` (which all exist) until `stop_event` is set."""
     if _awatch is None:
-        from watchfiles import awatch as _awatch
+        from watchfiles import awatch
+        _awatch = awatch
     if force_polling is None and os.environ.get("BIRDIE_WATCH_POLLING", "").strip():
         force_polling = True
     path_filter = SkillPathFilter(roots)

@@ -6,6 +6,8 @@ ever deleted by SQL written here (`sessions`, `checkpoint_prune`: the engine run
 pruning statement on its own connection).
 """
 
+from typing import Any
+
 from .jsonio import move_aside, read_json, write_json_atomic
 from .memory import MemoryEntry, MemoryStore
 from .paths import (
@@ -23,7 +25,7 @@ from .sessions import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
 _LAZY = {"Settings", "load_settings", "save_settings"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         from . import settings
 

@@ -31,11 +31,12 @@ def log_to_file(logs_dir: Path, logger_name: str = "birdie_tui") -> Path | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        written: Path | None = path
     except OSError:
-        handler, path = logging.NullHandler(), None
+        handler, written = logging.NullHandler(), None
     handler.setFormatter(ScrubbingFormatter(LOG_FORMAT))
     handler._birdie_log = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
-    return path
+    return written

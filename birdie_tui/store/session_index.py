@@ -135,12 +135,9 @@ class SessionIndex:
                     same, hit = False, other.get(name)
                     if hit is None or not _matches(hit[0], st):
                         hit = None
-                if hit is not None:
-                    summary = hit[1]
-                else:
-                    summary = read(name, st)
-                    if summary is None:
-                        continue
+                summary = hit[1] if hit is not None else read(name, st)
+                if summary is None:
+                    continue
                 found.append(summary)
                 if st.st_mtime_ns < horizon and stat.S_ISREG(st.st_mode):
                     # The checked entry itself when there is one: a listing of unchanged

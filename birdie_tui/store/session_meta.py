@@ -190,8 +190,8 @@ class SessionMeta:
         ``id``/``user_id`` (from the file's name and folder) win over the values inside the file.
         """
         created, updated, turns, title, input_tokens, output_tokens = _list_fields(data)
-        file_id = data.get("id") if isinstance(data.get("id"), str) else ""
-        file_user = data.get("user_id") if isinstance(data.get("user_id"), str) else ""
+        file_id = v if isinstance(v := data.get("id"), str) else ""
+        file_user = u if isinstance(u := data.get("user_id"), str) else ""
         carry = data.get("retry_carry")
         return cls(
             id=id or file_id,

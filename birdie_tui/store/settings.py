@@ -29,10 +29,10 @@ class Settings(BaseModel):
     # How knowledge bodies reach the prompt: trigger phrases, the model's get_skill, or both;
     # a loaded body stays for `skill_decay_turns` user turns, at most `skill_max_loaded` at once.
     skill_loading: LoadingMode = "both"
-    skill_decay_turns: int = Field(5, ge=0, le=1000)
-    skill_max_loaded: int = Field(3, ge=0, le=100)
+    skill_decay_turns: int = Field(default=5, ge=0, le=1000)
+    skill_max_loaded: int = Field(default=3, ge=0, le=100)
     # Compact the conversation when the context reaches this share of the window (0 = never).
-    auto_compact: int = Field(80, ge=0, le=100)
+    auto_compact: int = Field(default=80, ge=0, le=100)
     # Approval rules, as `tool` or `tool(glob over the command)`: {"allow": [...], "ask": [...],
     # "deny": [...]} (agent.approvals); and the mode a new app starts in.
     permissions: dict[str, list[str]] = Field(default_factory=dict)
@@ -40,7 +40,7 @@ class Settings(BaseModel):
     # A bell and an OSC 9 notification when a turn ends or an approval waits, unfocused.
     notify: bool = True
     # The longest `timeout_s` a model may ask of a bash/http tool without its own `timeout:`.
-    tool_max_timeout: float = Field(600.0, ge=1, le=86400)
+    tool_max_timeout: float = Field(default=600.0, ge=1, le=86400)
     # A shared PostgreSQL database for sessions and memory (see store.database); None: the
     # embedded store under BIRDIE_HOME.
     database_url: str | None = None

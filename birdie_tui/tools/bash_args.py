@@ -28,10 +28,10 @@ import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from .bash_lexer import Lexer
-from .bash_syntax import DECLARE, PLACEHOLDER, BashTemplateError, Command, Slot, Word, alone, plain
+from .bash_syntax import DECLARE, PLACEHOLDER, BashTemplateError, Command, Piece, Slot, Word, alone, plain
 
 __all__ = ["BashArgumentError", "BashPlan", "BashTemplateError", "ENV_PREFIX", "bind", "compile_template",
            "preview", "template_problem"]
@@ -69,7 +69,7 @@ class BashArgumentError(ValueError):
 
 @dataclass(frozen=True)
 class BashPlan:
-    parts: tuple  # str | Slot, in template order
+    parts: tuple[Piece, ...]  # in template order
     slots: tuple[Slot, ...]
     evaluates: str | None  # why every value must be a whole number ("line 2: $((…))"), if it must
 
@@ -124,7 +124,7 @@ def bind(plan: BashPlan, values: dict[str, str], props: dict[str, Any]) -> tuple
 def preview(plan: BashPlan, values: dict[str, str], props: dict[str, Any]) -> str:
     """The command with its (checked) values written in, shell-quoted: for people to read; never run."""
     shown = iter(bind(plan, values, props)[1].values())
-    quote = {"word": shlex.quote, "sq": lambda v: f"'{shlex.quote(v)}'", "ansi": lambda v: f"'{shlex.quote(v)}$'",
+    quote: dict[str, Callable[[str], str]] = {"word": shlex.quote, "sq": lambda v: f"'{shlex.quote(v)}'", "ansi": lambda v: f"'{shlex.quote(v)}$'",
              "dq": lambda v: re.sub(r'([\\$`"])', r"\\\1", v)}
     return "".join(p if isinstance(p, str) else quote[p.style](next(shown)) for p in plan.parts)
 
@@ -250,7 +250,7 @@ def _runs(lx: Lexer, what: str) -> None:
 
 def _builtins(lx: Lexer, name: str | None, rest: list[Word], rl: list[str | None]) -> None:
     """Builtins that evaluate their arguments as arithmetic, variable names or code."""
-    ops = set(rl) & (_TEST_EVAL if name in ("test", "[") else _COND_EVAL if name == "[[" else set())
+    ops = {l for l in rl if l is not None} & (_TEST_EVAL if name in ("test", "[") else _COND_EVAL if name == "[[" else set())
     if name == "let" or ops:
         lx.evaluates(f"`{name} … {min(ops)} …`" if ops else "`let …`")
     if name in ("mapfile", "readarray") and "-C" in rl:
@@ -271,13 +271,15 @@ def _builtins(lx: Lexer, name: str | None, rest: list[Word], rl: list[str | None
     elif name in ("for", "select") and rl:
         _assign(lx, rl[0], rest[1:])
     elif name in ("eval", "trap"):  # the code they run is the template's own: read it too
-        texts = []
+        texts: list[str] = []
         for j, w in enumerate(rest[:1] if name == "trap" else rest):
             if w.slots and not (j == 0 and alone(w)):
                 lx.refuse(w.slots[0].line, f"{{{w.slots[0].name}}} is part of the code {name} runs; only "
                                            f"`{name} {{{w.slots[0].name}}}` (the whole value as code) is allowed")
-            if not w.slots:
-                texts.append(plain(w)) if plain(w) is not None else _runs(lx, f"{name} runs code that holds $…")
+            if not w.slots and (lit := plain(w)) is not None:
+                texts.append(lit)
+            elif not w.slots:
+                _runs(lx, f"{name} runs code that holds $…")
         _inner_code(lx, " ".join(texts))
     elif name in _CODE_TAKERS and (slots := [s for w in rest for s in w.slots]):
         lx.refuse(slots[0].line, f"{{{slots[0].name}}} is an argument of {name}, which makes it code or a "
@@ -292,10 +294,10 @@ def _inner_code(lx: Lexer, text: str) -> None:
 
 def _printf(lx: Lexer, rest: list[Word], rl: list[str | None]) -> None:
     j = 0
-    while j < len(rl) and rl[j] and rl[j].startswith("-") and rl[j] != "--":
-        if rl[j].startswith("-v"):
-            target = rl[j][2:] or (rl[j + 1] if j + 1 < len(rl) else None)
-            if not rl[j][2:] and j + 1 < len(rest) and rest[j + 1].slots:
+    while j < len(rl) and (lit := rl[j]) and lit.startswith("-") and lit != "--":
+        if lit.startswith("-v"):
+            target = lit[2:] or (rl[j + 1] if j + 1 < len(rl) else None)
+            if not lit[2:] and j + 1 < len(rest) and rest[j + 1].slots:
                 s = rest[j + 1].slots[0]
                 lx.refuse(s.line, f"{{{s.name}}} would name the variable printf -v sets")
             if not target or "[" in target:
@@ -327,8 +329,9 @@ def _code(lx: Lexer, args: list[Word], lits: list[str | None]) -> str | None:
                               f"'… sys.argv[1]' {{{s.name}}}, awk -v v={{{s.name}}})")
         if w.expansion and not w.slots:
             _runs(lx, f"{base} runs code that holds $… or `…`")
-        elif base in _INTERPRETERS and _INTERPRETERS[base] == "c" and base != "python" and not w.slots:
-            _inner_code(lx, plain(w))
+        elif (base in _INTERPRETERS and _INTERPRETERS[base] == "c" and base != "python" and not w.slots
+              and (code := plain(w)) is not None):  # no slots and no expansion: a literal
+            _inner_code(lx, code)
     return base if reads_stdin else None
 
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from .bash_syntax import (ASSIGN, DECLARE, KEYWORDS, NAME, PARAM, PARAM_OP, PLACEHOLDER, QUOTES, REDIR, SEP,
-                          BashTemplateError, Command, Frame, Heredoc, Shared, Slot, Word, escaped_body,
-                          heredoc_end, plain)
+from .bash_syntax import (ASSIGN, DECLARE, KEYWORDS, NAME, PARAM_OP, PLACEHOLDER, QUOTES, REDIR, BashTemplateError,
+                          Command, Frame, Heredoc, Piece, Shared, Slot, Word, escaped_body, heredoc_end, param_at,
+                          plain, separator_at)
 
 class Lexer:
     def __init__(self, text: str, known: frozenset[str], rules: Callable[[Lexer, Command], None],
                  root: str = "top", shared: Shared | None = None, line0: int = 0):
         self.t, self.known, self.rules, self.i, self.line0 = text, known, rules, 0, line0
-        self.out: list = []
+        self.out: list[Piece] = []
         self.sh = shared if shared is not None else Shared()
         self.frames = [Frame(root, Command() if root == "top" else None)]
         self.pending: list[Heredoc] = []
@@ -30,7 +30,7 @@ class Lexer:
                       "arith": self._arith, "arithb": self._arith, "subscript": self._arith,
                       "pword": self._param, "pother": self._param}
 
-    def run(self) -> list:
+    def run(self) -> list[Piece]:
         while self.i < len(self.t):
             self.steps[self.frames[-1].kind](self.frames[-1])
         while self.frames:  # unterminated constructs: bash rejects them; finish the bookkeeping
@@ -69,9 +69,9 @@ class Lexer:
         return None
 
     def _word(self, f: Frame) -> Word:
-        if f.cmd.cur is None:
-            f.cmd.cur = Word(self.i, len(self.out))
-        return f.cmd.cur
+        cmd = f.command()
+        cmd.cur = cmd.cur or Word(self.i, len(self.out))
+        return cmd.cur
 
     def _mark_expansion(self) -> None:
         if (w := self._direct()) is not None:
@@ -85,12 +85,12 @@ class Lexer:
         if f.kind == "btick" and f.tainted and f.slots:
             self.refuse(self.line(), "a placeholder inside `…` that also holds a backslash "
                                        "cannot be made safe: use $(…) instead")
-        for s in (s for w in f.cmd.words for s in w.slots) if f.kind == "array" else ():
+        for s in (s for w in f.command().words for s in w.slots) if f.kind == "array" else ():
             s.assign = f.name
 
 
     def _top(self, f: Frame) -> None:
-        t, i, c, cmd = self.t, self.i, self.t[self.i], f.cmd
+        t, i, c, cmd = self.t, self.i, self.t[self.i], f.command()
         if c in " \t":
             self._end_word(f)
             self._take(1)
@@ -156,24 +156,24 @@ class Lexer:
             return
         m = REDIR.match(t, i)
         if m and (t[i] in "<>" or m.group().startswith("&>")):
-            w = f.cmd.cur
+            w = (cmd := f.command()).cur
             if w is not None and t[w.start:i].isdigit():
-                f.cmd.cur = None  # `2>`: a file descriptor, not a word
+                cmd.cur = None  # `2>`: a file descriptor, not a word
             else:
                 self._end_word(f)
-            f.cmd.redir = m.group()
+            cmd.redir = m.group()
             self._take(len(m.group()))
             return
         self._end_cmd(f)
-        self._take(len(SEP.match(t, i).group()))
-        f.cmd.piped = self.out[-1] in ("|", "|&")
+        self._take(len(separator_at(t, i)))
+        f.command().piped = self.out[-1] in ("|", "|&")  # the command _end_cmd just began
 
     def _assignment(self, f: Frame) -> bool:
-        w = f.cmd.cur  # `name=` or `name[subscript]=`, the name literal
+        w = f.command().cur  # `name=` or `name[subscript]=`, the name literal
         if w is None or w.assign:
             return False
         m = ASSIGN.fullmatch(self.t, w.start, self.i)
-        args = f.cmd.args()
+        args = f.command().args()
         if not m or (args and plain(args[0]) not in DECLARE):
             return False
         w.assign = m.group(1)
@@ -183,7 +183,7 @@ class Lexer:
         return True
 
     def _subscript(self, f: Frame) -> bool:
-        w, args = f.cmd.cur, f.cmd.args()
+        w, args = f.command().cur, f.command().args()
         if not (f.kind == "array" and w is None) and not (
                 w is not None and not w.slots and not w.expansion and NAME.fullmatch(self.t, w.start, self.i)
                 and (not args or plain(args[0]) in DECLARE)):
@@ -271,8 +271,7 @@ class Lexer:
 
     def _param_open(self, dq: bool) -> None:
         t = self.t
-        m = PARAM.match(t, self.i)
-        bang, name, j = m.group(1), m.group(2), m.end()
+        bang, name, j = param_at(t, self.i)
         if name in self.known and not bang and t.startswith("}", j):
             self.refuse(self.line(), f"${{{name}}} is ambiguous (a shell variable, or the argument "
                                        f"{name}?): write {{{name}}} for the argument, ${name} for the variable")
@@ -328,7 +327,7 @@ class Lexer:
             above.append(f.kind)
 
     def _end_word(self, f: Frame) -> None:
-        cmd, w = f.cmd, f.cmd.cur
+        cmd, w = f.command(), f.command().cur
         if w is None:
             return
         cmd.cur, w.raw = None, self.t[w.start:self.i]
@@ -353,7 +352,7 @@ class Lexer:
         self._end_word(f)
         if f.kind == "array":
             return
-        cmd, f.cmd = f.cmd, Command()
+        cmd, f.cmd = f.command(), Command()
         if cmd.words:
             self.rules(self, cmd)
 

@@ -35,6 +35,10 @@ class Slot:
     assign: str | None = None  # the variable the value is assigned to, if any
 
 
+# What the lexer emits: template text, or a slot where a placeholder's reference goes.
+Piece = str | Slot
+
+
 @dataclass(eq=False)
 class Word:
     start: int
@@ -72,6 +76,11 @@ class Frame:
     slots: int = 0
     tainted: bool = False
 
+    def command(self) -> Command:
+        """The simple command being read: only top, cmdsub, btick and array frames read commands."""
+        assert self.cmd is not None, f"a {self.kind} frame reads no command"
+        return self.cmd
+
 
 @dataclass
 class Shared:
@@ -88,6 +97,20 @@ class Heredoc:
     out_at: int
     out_end: int
     code: str | None = None  # the interpreter that reads this body as its program
+
+
+def separator_at(t: str, i: int) -> str:
+    """The control operator at `i`: the lexer asks only at one of ;&| (or a <> no redirection takes)."""
+    m = SEP.match(t, i)
+    assert m is not None, f"no control operator at {t[i:i + 2]!r}"
+    return m.group()
+
+
+def param_at(t: str, i: int) -> tuple[str, str, int]:
+    """At "${": the `!` or `#` before the name, the name, and where it ends (each part may be empty)."""
+    m = PARAM.match(t, i)
+    assert m is not None, "PARAM matches at every ${"
+    return m.group(1), m.group(2), m.end()
 
 
 def plain(w: Word) -> str | None:
@@ -129,9 +152,9 @@ def heredoc_end(t: str, j: int, h: Heredoc) -> tuple[int, int]:
     return len(t), len(t)
 
 
-def escaped_body(body: str, known: frozenset[str], line: int) -> list:
+def escaped_body(body: str, known: frozenset[str], line: int) -> list[Piece]:
     """A quoted here-document body for an unquoted one: its text escaped, its placeholders slots."""
-    out: list = []
+    out: list[Piece] = []
     pos = 0
     for m in PLACEHOLDER.finditer(body):
         if m.group(1) in known:

@@ -30,7 +30,7 @@ from birdie_tui.skills.arguments import ArgumentError, prepare_arguments
 from birdie_tui.skills.models import HTTP_METHODS, SkillTool
 from birdie_tui.text import one_line
 
-from .bash_args import ENV_PREFIX, BashArgumentError, BashTemplateError, bind, compile_template, preview
+from .bash_args import ENV_PREFIX, BashArgumentError, BashPlan, BashTemplateError, bind, compile_template, preview
 from .call_limits import TIMEOUT_PARAM, call_timeout, max_timeout, retries_of, split_call_timeout
 from .output import INVALID, MAX_TOOL_OUTPUT, TIMEOUT, TextCapture, ToolOutcome, truncate_output
 from .python_entry import run_python
@@ -116,7 +116,8 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
 # --------------------------------------------------------------------------- bash
 
 
-def _bash_plan(template: str, args: dict[str, Any], schema: dict[str, Any] | None):
+def _bash_plan(template: str, args: dict[str, Any], schema: dict[str, Any] | None
+               ) -> tuple[BashPlan, dict[str, str], dict[str, Any]]:
     props = (schema or {}).get("properties") or {}
     plan = compile_template(template, frozenset(set(props) | set(args)))
     return plan, {k: to_text(v) for k, v in args.items()}, props
@@ -182,7 +183,7 @@ def _kill_group_hard(pid: int) -> None:
         pass
 
 
-async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Task]) -> None:
+async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
     _kill_group(proc.pid)
     for _ in range(20):  # up to ~0.5 s of grace for SIGTERM
         try:
@@ -208,6 +209,7 @@ async def _run_bash(script: str, values: dict[str, str], timeout: float,
         stderr=asyncio.subprocess.PIPE, start_new_session=True)
     REAPER.watch(proc.pid)  # its own session: the group id is its pid
     out, err = TextCapture(), TextCapture()
+    assert proc.stdout is not None and proc.stderr is not None  # both asked for as PIPE
     readers = [asyncio.ensure_future(_read(proc.stdout, out)),
                asyncio.ensure_future(_read(proc.stderr, err))]
     waiting = asyncio.gather(*readers, proc.wait())
@@ -259,7 +261,7 @@ async def _run_http(target: str, args: dict[str, Any], schema: dict[str, Any], t
     known = set(schema.get("properties") or {}) | set(args)
     used: set[str] = set()
 
-    def fill(m: re.Match) -> str:
+    def fill(m: re.Match[str]) -> str:
         if m.group(1) not in known:
             return m.group(0)
         used.add(m.group(1))

@@ -12,7 +12,7 @@ import inspect
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .output import TIMEOUT, ToolOutcome
 
@@ -49,14 +49,14 @@ def _load_module(module: str, skill_dir: Path) -> Any:
     return importlib.import_module(module)
 
 
-def _resolve(target: str, skill_dir: Path):
+def _resolve(target: str, skill_dir: Path) -> Callable[..., Any]:
     if ":" in target:
         module, func = target.rsplit(":", 1)
     else:
         module, _, func = target.rpartition(".")
     if not module or not func:
         raise ValueError(f"invalid python entrypoint 'python:{target}' (expected module.function)")
-    obj = _load_module(module, skill_dir)
+    obj: object = _load_module(module, skill_dir)
     for part in func.split("."):
         obj = getattr(obj, part)
     if not callable(obj):
