@@ -23,7 +23,7 @@ Front ends do not hold an engine: they talk to `birdie_tui.service`, which wraps
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +228,8 @@ class Engine:
 
     # ----------------------------------------------------------------- a turn
     def run_turn(self, text: str, *, approver: Approver | None = None,
-                 resume: dict[str, ApprovalAnswer] | None = None) -> AsyncIterator[TurnEvent]:
+                 resume: dict[str, ApprovalAnswer] | None = None
+                 ) -> AsyncGenerator[TurnEvent, None]:
         return self.turns.run_turn(text, approver=approver, resume=resume)
 
     # ----------------------------------------------------------------- sessions (book)

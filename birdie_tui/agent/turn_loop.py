@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,7 @@ class TurnLoop:
 
     async def run_turn(self, text: str, *, approver: Approver | None = None,
                        resume: dict[str, ApprovalAnswer] | None = None
-                       ) -> AsyncIterator[TurnEvent]:
+                       ) -> AsyncGenerator[TurnEvent, None]:
         """Run one user turn, yielding events. Never raises for engine/provider failures: they
         become a `TurnError` event. Cancellation leaves a valid history. An unsaved session is
         saved first (`persist_session`; its id may change). The tokens of every completed model

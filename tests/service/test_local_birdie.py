@@ -140,6 +140,19 @@ async def test_a_failed_start_closes_everything_and_says_why(isolated_home, skil
     assert "\n" not in str(failed.value) and door.engine is None
 
 
+async def test_a_door_not_started_says_so(isolated_home, skills_dir):
+    """Before `start` (and after `close`) a command raises BirdieError saying the door has not
+    started; what needs no engine (settings, the resume hint, the pulse) still answers."""
+    door = local_birdie(skills_dirs=[skills_dir], environ={"BIRDIE_HOME": str(isolated_home),
+                                                         "USER": "tester"})
+    with pytest.raises(BirdieError, match="not started"):
+        door.status()
+    with pytest.raises(BirdieError, match="not started"):
+        await door.new_session()
+    assert door.engine is None and door.resume_command() is None
+    assert not (await door.session_pulse()).changed
+
+
 async def test_strict_start_refuses_instead_of_falling_back(isolated_home, skills_dir):
     """Headless starts are strict: an unknown session is an error, not a new session."""
     door = local_birdie(skills_dirs=[skills_dir], environ={"BIRDIE_HOME": str(isolated_home),

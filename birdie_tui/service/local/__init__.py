@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from birdie_tui.events import (ChangeEvent, McpFailed, MemoryChanged, Recovered, SessionOpened,
                                SkillsChanged, SkillsReloaded, StatusChanged, TotalsChanged,
@@ -27,7 +27,7 @@ from birdie_tui.service.local.commands import LocalCommands
 from birdie_tui.service.local.context import LocalContext
 from birdie_tui.service.local.desk import SessionDesk
 from birdie_tui.service.local.start import (
-    failed_start, make_engine, open_first, tell_waits, user_errors)
+    DoorOptions, failed_start, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
@@ -49,24 +49,30 @@ from birdie_tui.service.rows import (
 )
 from birdie_tui.text import one_line
 
+if TYPE_CHECKING:  # imported by `start`, after the first paint
+    from birdie_tui.agent.approvals import ApprovalAnswer
+    from birdie_tui.store.settings import Settings
+
 
 class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
-    def __init__(self, *, user: str | None = None, skills_dirs: list[Any] | None = None,
-                 config_file: Any = None, environ: Mapping[str, str] | None = None,
+    def __init__(self, *, user: str | None = None, skills_dirs: list[Path] | None = None,
+                 config_file: Path | None = None, environ: Mapping[str, str] | None = None,
                  database_url: str | None = None) -> None:
-        self._options = {"user": user, "skills_dirs": skills_dirs, "config_file": config_file,
-                         "database_url": database_url,
-                         "environ": dict(os.environ if environ is None else environ)}
-        self.engine: Any = None  # for tests; front ends use the methods
+        self._options: DoorOptions = {
+            "user": user, "skills_dirs": skills_dirs, "config_file": config_file,
+            "database_url": database_url,
+            "environ": dict(os.environ if environ is None else environ)}
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._heard: set[str] = set()  # recovery notices told (settings warnings repeat them)
         self._mcp_told: set[str] = set()  # MCP failures told
         self._unlisten: Callable[[], None] | None = None
-        self._settings: Any = None
-        self._desk = SessionDesk(None)  # the open sessions (see desk.py)
+        self._settings: Settings | None = None
+        # The open sessions (see desk.py) once started; `engine` (tests read it) is the shown
+        # session's, `_shown` the same for a door that has started.
+        self._desk: SessionDesk | None = None
 
     # ------------------------------------------------------------------ life
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -104,18 +110,17 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         try:
             engine_mod = await asyncio.to_thread(importlib.import_module,
                                                  "birdie_tui.agent.engine")
-            self.engine = make_engine(engine_mod, self._options, problems, strict=strict)
-            tell_waits(self.engine, lambda: bool(self._listeners), self._emit)
-            await self.engine.start()
-            self._desk = SessionDesk(self.engine)
+            engine = make_engine(self._options, problems, strict=strict)
+            self._desk = SessionDesk(engine)  # from here on, `close` closes it
+            tell_waits(engine, lambda: bool(self._listeners), self._emit)
+            await engine.start()
             warnings = self._load_settings()
             if strict:
                 if session_id is None and continue_last:
-                    session_id = self.engine.latest_session_id()
-                opened = await self.engine.open_session(session_id, enable=enable,
-                                                        disable=disable)
+                    session_id = engine.latest_session_id()
+                opened = await engine.open_session(session_id, enable=enable, disable=disable)
             else:
-                opened = await open_first(self.engine, engine_mod.EngineError, session_id,
+                opened = await open_first(engine, engine_mod.EngineError, session_id,
                                           continue_last, list(enable), list(disable), problems)
         except Exception as exc:  # noqa: BLE001 - one line for the user, nothing left open
             error = failed_start(self.engine, one_line(exc, as_is=user_errors(engine_mod)))
@@ -124,10 +129,15 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         return Started(session_id=opened.id, new=opened.new, problems=tuple(problems),
                        warnings=tuple(warnings))
 
+    def _started_desk(self) -> SessionDesk:
+        if self._desk is None:
+            raise BirdieError("Birdie has not started")
+        return self._desk
+
     def _load_settings(self) -> list[str]:
         from birdie_tui.store.settings import load_settings
 
-        self._settings, warnings = load_settings(self.engine.paths)
+        self._settings, warnings = load_settings(self._shown.paths)
         return [w for w in warnings if w not in self._heard]
 
     async def close(self) -> None:
@@ -135,24 +145,24 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
             self._unlisten()
             self._unlisten = None
         # The engine itself, whichever session view was shown.
-        engine, self.engine = self._desk.root or self.engine, None
-        self._desk = SessionDesk(None)
-        if engine is not None:
+        desk, self._desk = self._desk, None
+        if desk is not None:
             with contextlib.suppress(Exception):  # closing goes on; a failed start says why
-                await engine.aclose()
+                await desk.root.aclose()
 
     # ------------------------------------------------------------------ what is shown
     def status(self) -> Status:
-        return local_rows.status_row(self.engine)
+        return local_rows.status_row(self._shown)
 
     def ledger(self) -> TokenLedger:
-        return self.engine.token_ledger()
+        return self._shown.token_ledger()
 
     def settings(self) -> SettingsRow:
         return settings_row(self._settings)
 
     def save_settings(self, **changes: SettingValue) -> None:
-        paths = self.engine.paths if self.engine is not None else None
+        engine = self.engine
+        paths = engine.paths if engine is not None else None
         save_ui_settings(self._settings, paths, changes)
 
     def resume_command(self) -> str | None:
@@ -175,10 +185,11 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         return self._turn(text, approver=approver)
 
     async def _turn(self, text: str, *, approver: Approver | None = None,
-                    resume: dict[str, Any] | None = None) -> AsyncIterator[TurnEvent]:
+                    resume: dict[str, ApprovalAnswer] | None = None) -> AsyncIterator[TurnEvent]:
         if resume is None:
             await self.auto_compact()
-        engine, desk = self.engine, self._desk  # the turn's view, whatever is shown later
+        desk = self._started_desk()
+        engine = desk.shown  # the turn's view, whatever is shown later
         desk.turn_started(engine)
         try:
             async with contextlib.aclosing(engine.run_turn(
@@ -197,7 +208,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     def save_session(self) -> str:
         """Write the open session now if it is still unsaved; its id (which may change)."""
         try:
-            return self.engine.persist_session().id
+            return self._shown.persist_session().id
         except OSError as exc:
             raise BirdieError(f"could not create the session file: {exc}") from exc
 
@@ -205,7 +216,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         from birdie_tui.agent.options import EngineError
 
         try:
-            text = await self.engine.take_last_turn()
+            text = await self._shown.take_last_turn()
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit_totals()
@@ -218,39 +229,40 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
 
     # ------------------------------------------------------------------ sessions
     def session_rows(self) -> list[SessionRow]:
-        return local_rows.session_rows(self.engine)
+        return local_rows.session_rows(self._shown)
 
     async def transcript(self) -> list[TranscriptItem]:
-        return local_rows.transcript_items(await self.engine.messages())
+        return local_rows.transcript_items(await self._shown.messages())
 
     async def injection(self) -> InjectionView:
-        records = await self.engine.contexts()
-        return local_rows.last_turn_injection(self.engine, await self.engine.messages(),
+        records = await self._shown.contexts()
+        return local_rows.last_turn_injection(self._shown, await self._shown.messages(),
                                               records[-1] if records else None)
 
     async def new_session(self) -> None:
-        self.engine, session_id = await self._desk.new()
+        _, session_id = await self._started_desk().new()
         self._emit(SessionOpened(id=session_id, new=True))
 
     async def open_session(self, session_id: str) -> None:
         from birdie_tui.agent.options import EngineError
 
-        if getattr(self.engine.session, "id", None) == session_id:  # already shown
+        desk = self._started_desk()
+        if getattr(desk.shown.session, "id", None) == session_id:  # already shown
             return
         try:
-            self.engine, opened = await self._desk.open(session_id)
+            _, opened = await desk.open(session_id)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit(SessionOpened(id=opened, new=False))
 
     async def session_pulse(self) -> SessionPulse:  # see SessionDesk.pulse
-        return await self._desk.pulse()
+        return await self._desk.pulse() if self._desk is not None else SessionPulse()
 
     def rename_session(self, session_id: str, title: str) -> None:
         from birdie_tui.agent.options import EngineError
 
         try:
-            self.engine.rename_session(session_id, title)
+            self._shown.rename_session(session_id, title)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit(StatusChanged())
@@ -258,10 +270,10 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     async def delete_session(self, session_id: str) -> None:
         from birdie_tui.agent.options import EngineError
 
-        if session_id in self._desk.parked:
+        if session_id in self._started_desk().parked:
             raise BirdieError(f"session {session_id} is running a turn: open it, Esc, then delete")
         try:
-            replacement = await self.engine.delete_session(session_id)
+            replacement = await self._shown.delete_session(session_id)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         if replacement is not None:
@@ -269,13 +281,13 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
 
     # ------------------------------------------------------------------ skills, tools, MCP
     def skill_rows(self) -> list[SkillRow]:
-        return local_rows.skill_rows(self.engine)
+        return local_rows.skill_rows(self._shown)
 
     def broken_files(self) -> list[BrokenSkillFile]:
-        return local_rows.broken_files(self.engine)
+        return local_rows.broken_files(self._shown)
 
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
-        engine = self.engine
+        engine = self._shown
         skill = engine.registry.get(name)
         if skill is None:
             raise BirdieError(f"unknown skill {name!r}; /skill list shows the loaded ones")
@@ -287,23 +299,23 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
         """Rescan the skill folders; listeners hear `skills` and, when something changed (or
         it was asked for), `reloaded` with what."""
-        folders = list(self.engine.skill_dirs)
+        folders = list(self._shown.skill_dirs)
         try:
-            report = await self.engine.reload_skills_async(touched)
+            report = await self._shown.reload_skills_async(touched)
         except Exception as exc:  # noqa: BLE001 - a reload never takes the app down
             self._emit(SkillsReloaded(summary=f"Skill reload failed: {one_line(exc)}",
                                       trouble=True, forced=True))
             return
         self._emit(SkillsChanged())
-        if folders != self.engine.skill_dirs:  # `$BIRDIE_HOME/skills` appeared: /help lists it
+        if folders != self._shown.skill_dirs:  # `$BIRDIE_HOME/skills` appeared: /help lists it
             self._emit(StatusChanged())
         if report.empty and not forced:
             return
         from birdie_tui.skills.reload import broken_files_note
 
         summary = report.summary() if not report.empty else \
-            f"Rescanned: {len(self.engine.skills())} skills, no changes."
-        errors = list(self.engine.registry.errors) if report.empty else []
+            f"Rescanned: {len(self._shown.skills())} skills, no changes."
+        errors = list(self._shown.registry.errors) if report.empty else []
         if errors:  # broken before and still broken: "no changes" alone would hide them
             summary = f"{summary[:-1]}; {broken_files_note(errors)}."
         self._emit(SkillsReloaded(summary=summary, trouble=bool(report.broken or errors or
@@ -315,19 +327,19 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         from birdie_tui.skills.watcher import watch_skill_dirs
         from birdie_tui.store.logfile import log_to_file
 
-        log_to_file(self.engine.paths.logs_dir)
-        async for touched in watch_skill_dirs(self.engine.watched_skill_dirs()):
+        log_to_file(self._shown.paths.logs_dir)
+        async for touched in watch_skill_dirs(self._shown.watched_skill_dirs()):
             await self.reload_skills(touched)
 
     async def tools(self) -> list[ToolRow]:
         return [ToolRow(t.name, (t.description or "").splitlines()[0] if t.description else "")
-                for t in await self.engine.toolbox.tools()]
+                for t in await self._shown.toolbox.tools()]
 
     def mcp_rows(self) -> list[McpRow]:
-        return [local_rows.mcp_row(s) for s in self.engine.mcp_status()]
+        return [local_rows.mcp_row(s) for s in self._shown.mcp_status()]
 
     async def restart_mcp(self, skill: str) -> McpRow:
-        engine = self.engine
+        engine = self._shown
         found = engine.registry.get(skill)
         if found is None or found.mcp_server is None:
             raise BirdieError(f"no MCP skill {skill!r} — /mcp lists them")
@@ -340,7 +352,8 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
 
     def _tell_mcp_failures(self) -> None:
         """Each MCP server failure is told once (the sidebar keeps showing it)."""
-        for status in self.engine.mcp_status() if self.engine is not None else ():
+        engine = self.engine
+        for status in engine.mcp_status() if engine is not None else ():
             key = f"{status.skill}\0{status.error}"
             if status.state == "failed" and key not in self._mcp_told:
                 self._mcp_told.add(key)
@@ -348,31 +361,31 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
 
     # ------------------------------------------------------------------ memory
     def memory(self) -> list[MemoryNote]:
-        return [MemoryNote(e.id, e.content) for e in self.engine.memory.entries()]
+        return [MemoryNote(e.id, e.content) for e in self._shown.memory.entries()]
 
     def remember(self, text: str) -> MemoryNote:
         if not text.strip():
             raise BirdieError("usage: /remember <text>")
-        entry = self.engine.memory.add(text)
-        self._emit(MemoryChanged(count=len(self.engine.memory.entries())))
+        entry = self._shown.memory.add(text)
+        self._emit(MemoryChanged(count=len(self._shown.memory.entries())))
         return MemoryNote(entry.id, entry.content)
 
     def forget(self, key: str) -> MemoryNote:
-        entry = self.engine.memory.delete(key)
+        entry = self._shown.memory.delete(key)
         if entry is None:
             raise BirdieError(f"no memory entry {key!r} — /memory lists them")
-        self._emit(MemoryChanged(count=len(self.engine.memory.entries())))
+        self._emit(MemoryChanged(count=len(self._shown.memory.entries())))
         return MemoryNote(entry.id, entry.content)
 
     # ------------------------------------------------------------------ models
     def model_facts(self) -> ModelFacts:
-        engine = self.engine
+        engine = self._shown
         return ModelFacts(engine.model_label, engine.context_window, engine.price)
 
     def model_choices(self) -> list[ModelChoice]:
         from birdie_tui.providers.selection import choices
 
-        engine = self.engine
+        engine = self._shown
         return [ModelChoice(c.vendor, tuple(c.models), c.current,
                             engine.provider.model if c.current else None)
                 for c in choices(engine.provider, engine.options.environ,
@@ -383,7 +396,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         from birdie_tui.providers.config import ConfigError
         from birdie_tui.providers.selection import parse_choice
 
-        engine = self.engine
+        engine = self._shown
         vendor, model = parse_choice(spec, engine.provider)
         try:
             label = await engine.switch_model(vendor, model)

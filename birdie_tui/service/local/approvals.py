@@ -8,30 +8,38 @@ modules are imported inside the methods.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Protocol
 
 from birdie_tui.agent.approvals import MODES, ApprovalAnswer, ApprovalRequest
 from birdie_tui.events import ChangeEvent, StatusChanged, TurnEvent
 from birdie_tui.modes import ApprovalMode, approval_mode_of
+from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import Approver, BirdieError
 
 
-class LocalApprovals:
-    engine: Any
+class TurnRunner(Protocol):
+    """`LocalBirdie._turn`: a turn sent, or a pending step resumed with `resume`."""
+
+    def __call__(self, text: str, *, approver: Approver | None = None,
+                 resume: dict[str, ApprovalAnswer] | None = None
+                 ) -> AsyncIterator[TurnEvent]: ...
+
+
+class LocalApprovals(OnDesk):
     _emit: Callable[[ChangeEvent], None]
-    _turn: Callable[..., AsyncIterator[TurnEvent]]
+    _turn: TurnRunner
 
     def approval_mode(self) -> ApprovalMode:
-        return approval_mode_of(self.engine.approval_mode) or "ask"
+        return approval_mode_of(self._shown.approval_mode) or "ask"
 
     def set_approval_mode(self, mode: str | None = None) -> ApprovalMode:
         """Set the mode (ask, auto, read-only); None: the next one, in that order."""
         from birdie_tui.agent.options import EngineError
 
         if mode is None:
-            mode = MODES[(MODES.index(self.engine.approval_mode) + 1) % len(MODES)]
+            mode = MODES[(MODES.index(self._shown.approval_mode) + 1) % len(MODES)]
         try:
-            self.engine.set_approval_mode(mode)
+            self._shown.set_approval_mode(mode)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit(StatusChanged())
@@ -40,12 +48,12 @@ class LocalApprovals:
     def decided_answer(self, request: ApprovalRequest) -> ApprovalAnswer | None:
         """The engine's answer to a pending request by the mode and rules (auto, read-only, a
         rule); None: the user is to be asked. The TUI asks only then."""
-        return self.engine.approvals.decided(request)
+        return self._shown.approvals.decided(request)
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
         """What the open session's last step waits for (after a restart, or a --print that
         stopped to ask)."""
-        return await self.engine.pending_approvals()
+        return await self._shown.pending_approvals()
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
                approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
@@ -56,8 +64,8 @@ class LocalApprovals:
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
         """(skills approved for the session, "always allow" rules) saved in it."""
-        return self.engine.approvals.saved()
+        return self._shown.approvals.saved()
 
     def forget_approvals(self) -> None:
-        self.engine.approvals.forget()
+        self._shown.approvals.forget()
         self._emit(StatusChanged())

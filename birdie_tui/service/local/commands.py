@@ -8,30 +8,37 @@ A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engin
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from birdie_tui.events import ChangeEvent, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
+from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, UserTurn
 
 
-class LocalCommands:
+class SkillReloader(Protocol):
+    """`LocalBirdie.reload_skills`: rescan the skill folders and tell the listeners."""
+
+    async def __call__(self, touched: Iterable[Path] = (), *, forced: bool = False
+                       ) -> None: ...
+
+
+class LocalCommands(OnDesk):
     """`/cost`, `/history`, `/skill new`, `/tool cap` and `/cd` over the local engine."""
 
-    engine: Any
     _emit: Callable[[ChangeEvent], None]
     ledger: Callable[[], TokenLedger]
-    reload_skills: Callable[..., Awaitable[None]]
+    reload_skills: SkillReloader
 
     # ------------------------------------------------------------------ /cost
     def cost(self) -> CostReport:
         """/cost: the ledger's report (`agent.ledger.cost_report`, as the remote door's)."""
         from birdie_tui.agent.ledger import cost_report
 
-        engine = self.engine  # its token account is the one owner of the figures
+        engine = self._shown  # its token account is the one owner of the figures
         return cost_report(engine.session, engine.tokens.ledger, self.ledger(),
                            engine.model_label)
 
@@ -40,7 +47,7 @@ class LocalCommands:
         """Your last `limit` messages in the open session, numbered by turn (oldest first)."""
         from birdie_tui.service.local.rows import user_turns
 
-        return user_turns(await self.engine.messages(), limit)
+        return user_turns(await self._shown.messages(), limit)
 
     # ------------------------------------------------------------------ /skill new
     async def new_skill(self, name: str) -> NewSkill:
@@ -50,7 +57,7 @@ class LocalCommands:
         from birdie_tui.skills.scaffold import scaffold_skill
         from birdie_tui.store.paths import InvalidName, validate_skill_name
 
-        engine = self.engine
+        engine = self._shown
         try:
             validate_skill_name(name)
         except InvalidName as exc:
@@ -73,7 +80,7 @@ class LocalCommands:
     def _add_skill_dir(self, folder: Path) -> bool:
         """Make `folder` one of the skill folders the engine loads (and the watcher follows
         when it starts again); False if it already was."""
-        engine = self.engine
+        engine = self._shown
         wanted = folder.expanduser().resolve()
         if any(Path(d).expanduser().resolve() == wanted for d in engine.skill_dirs):
             return False
@@ -84,7 +91,7 @@ class LocalCommands:
     # ------------------------------------------------------------------ /tool cap
     def tool_call_limit(self) -> int | None:
         """Tool calls a turn may make before the loop guard makes the model answer."""
-        cap = self.engine.options.max_tool_calls
+        cap = self._shown.options.max_tool_calls
         return cap if cap > 0 else None
 
     def set_tool_call_limit(self, limit: int | None) -> int | None:
@@ -92,7 +99,7 @@ class LocalCommands:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or limit < 1):
             raise BirdieError("the tool-call limit is a whole number of at least 1, or off")
-        self.engine.options.max_tool_calls = limit or 0
+        self._shown.options.max_tool_calls = limit or 0
         return self.tool_call_limit()
 
     # ------------------------------------------------------------------ /cd

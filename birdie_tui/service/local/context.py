@@ -9,38 +9,43 @@ imported inside the methods.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from birdie_tui.events import ChangeEvent, Compacted, StatusChanged
 from birdie_tui.modes import LOADING_MODES, LoadingMode, loading_mode_of
+from birdie_tui.service.local.desk import OnDesk
+from birdie_tui.service.local.start import DoorOptions
 from birdie_tui.service.protocol import BirdieError, SessionNotFound
 from birdie_tui.service.rows import CallContext, CompactionRow
 
+if TYPE_CHECKING:
+    from birdie_tui.agent.compactor import Compaction
 
-class LocalContext:
-    engine: Any
-    _options: dict[str, Any]
+
+class LocalContext(OnDesk):
+    _options: DoorOptions
     _emit: Callable[[ChangeEvent], None]
     _emit_totals: Callable[[], None]
 
     def check_message(self, text: str) -> str | None:
         """Why `text` cannot be sent to the model (over its context window), or None."""
-        problem = self.engine.message_problem(text)
+        problem = self._shown.message_problem(text)
         return problem[0].upper() + problem[1:] if problem else None
 
     async def contexts(self) -> list[CallContext]:
         """Every model call's provenance in this session, oldest first."""
-        return await self.engine.contexts()
+        return await self._shown.contexts()
 
     async def compact(self, instructions: str = "") -> CompactionRow:
         from birdie_tui.agent.options import EngineError
 
         try:
-            done = await self.engine.compact(instructions)
+            done = await self._shown.compact(instructions)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a provider failure is a message, not a crash
             raise BirdieError(f"compaction failed: {exc}") from None
+        assert done is not None  # only an automatic compaction finds nothing to do
         self._told_compaction(done)
         return CompactionRow(messages=done.messages, summarised=done.summarised, kept=done.kept,
                              tokens_before=done.tokens_before, tokens_after=done.tokens_after,
@@ -50,14 +55,14 @@ class LocalContext:
         """Before a turn: compact if the context reached the threshold. A failure is told as
         a `compacted` event with its error, and the turn goes on."""
         try:
-            done = await self.engine.auto_compact()
+            done = await self._shown.auto_compact()
         except Exception as exc:  # noqa: BLE001 - the turn must still run
             self._emit(Compacted(auto=True, error=str(exc) or type(exc).__name__))
             return
         if done is not None:
             self._told_compaction(done)
 
-    def _told_compaction(self, done: Any) -> None:
+    def _told_compaction(self, done: Compaction) -> None:
         self._emit(Compacted(messages=done.messages, tokens_before=done.tokens_before,
                              tokens_after=done.tokens_after, auto=done.auto))
         self._emit_totals()
@@ -65,20 +70,20 @@ class LocalContext:
 
     def auto_compact_percent(self) -> int:
         """The share of the context window that triggers compaction (0: never)."""
-        return int(self.engine.prompt_setting("auto_compact") or 0)
+        return int(self._shown.prompt_setting("auto_compact") or 0)
 
     def set_auto_compact(self, percent: int | None) -> int:
         """For this session (saved in its file); None: back to the settings.json value."""
         if percent is not None and not 0 <= percent <= 100:
             raise BirdieError("the auto-compaction threshold is a percentage from 1 to 100 "
                               "(or off)")
-        self.engine.set_prompt_setting("auto_compact", percent)
+        self._shown.set_prompt_setting("auto_compact", percent)
         self._emit(StatusChanged())
         return self.auto_compact_percent()
 
     def skill_loading(self) -> LoadingMode:
         """How knowledge bodies reach the prompt in this session: triggers | model | both."""
-        return loading_mode_of(self.engine.prompt_setting("skill_loading")) or "both"
+        return loading_mode_of(self._shown.prompt_setting("skill_loading")) or "both"
 
     def set_skill_loading(self, mode: str | None) -> LoadingMode:
         """For this session (saved in its file); None: back to the settings.json value."""
@@ -87,7 +92,7 @@ class LocalContext:
         if mode is not None and mode not in LOADING_MODES:
             raise BirdieError(f"unknown loading mode {mode!r}: triggers, model or both")
         try:
-            self.engine.set_prompt_setting("skill_loading", mode)
+            self._shown.set_prompt_setting("skill_loading", mode)
         except EngineError as exc:
             raise BirdieError(str(exc)) from None
         self._emit(StatusChanged())
@@ -100,9 +105,9 @@ class LocalContext:
 
         if fmt not in ("markdown", "json"):
             raise BirdieError(f"unknown export format {fmt!r}: markdown or json")
-        return export_session(self.engine.require_session(), await self.engine.messages(),
-                              await self.engine.contexts(), fmt,
-                              summary=await self.engine.rolling_summary())
+        return export_session(self._shown.require_session(), await self._shown.messages(),
+                              await self._shown.contexts(), fmt,
+                              summary=await self._shown.rolling_summary())
 
     async def export_stored(self, session_id: str, fmt: str = "markdown") -> str:
         """A stored session, by id, as `export` gives the open one — without starting the

@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
+from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import SessionPulse
+
+if TYPE_CHECKING:  # the engine is imported by `LocalBirdie.start`, after the first paint
+    from birdie_tui.agent.engine import Engine
 
 # How long "open elsewhere" stays said after another process last changed the session.
 ELSEWHERE_SECONDS = 120.0
 
 
 class SessionDesk:
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Engine) -> None:
         self.root = root  # the engine the door started: the one closed at the end
         self.shown = root
-        self.turning: list[Any] = []  # views with a turn running (shown or not)
-        self.parked: dict[str, Any] = {}  # session id -> view with a turn, not shown
+        self.turning: list[Engine] = []  # views with a turn running (shown or not)
+        self.parked: dict[str, Engine] = {}  # session id -> view with a turn, not shown
         self._seen: dict[str, str | None] = {}  # session id -> the head at the last pulse
         self._elsewhere: dict[str, tuple[str, float]] = {}  # -> (who, when seen)
 
@@ -36,10 +40,10 @@ class SessionDesk:
         """The ids of the sessions with a turn running, the shown one included."""
         return tuple(view.session.id for view in self.turning if view.session is not None)
 
-    def turn_started(self, view: Any) -> None:
+    def turn_started(self, view: Engine) -> None:
         self.turning.append(view)
 
-    def turn_ended(self, view: Any) -> None:
+    def turn_ended(self, view: Engine) -> None:
         if view in self.turning:
             self.turning.remove(view)
         if view is not self.shown:  # ended in the background: nothing shows it any more
@@ -48,7 +52,7 @@ class SessionDesk:
                     del self.parked[sid]
             self.root.drop_view(view)
 
-    async def open(self, session_id: str) -> tuple[Any, str]:
+    async def open(self, session_id: str) -> tuple[Engine, str]:
         """Show `session_id`: (the view now shown, the session id). Raises the engine's
         error, nothing switched, for a session that cannot be opened."""
         parked = self.parked.get(session_id)
@@ -65,19 +69,19 @@ class SessionDesk:
         self.show(view)
         return view, meta.id
 
-    async def new(self) -> tuple[Any, str]:
+    async def new(self) -> tuple[Engine, str]:
         """Show a new, unsaved session: (the view now shown, its provisional id)."""
         view = self._view_for_another()
         meta = await view.new_session()
         self.show(view)
         return view, meta.id
 
-    def _view_for_another(self) -> Any:
+    def _view_for_another(self) -> Engine:
         """The shown view, or a new one while the shown one runs a turn (which stays with
         its session)."""
         return self.root.session_view() if self.shown in self.turning else self.shown
 
-    def show(self, view: Any) -> None:
+    def show(self, view: Engine) -> None:
         """Show `view`: the shown view is parked if its turn runs, else forgotten."""
         leaving = self.shown
         if leaving is view:
@@ -97,7 +101,7 @@ class SessionDesk:
         (the session file is read again then), and who has it open elsewhere: whoever took
         its turn lock for a change this process did not make, for `ELSEWHERE_SECONDS`."""
         view = self.shown
-        meta = view.session if view is not None else None
+        meta = view.session
         if meta is None or not meta.saved or view in self.turning:
             return SessionPulse()
         head, known = await view.history_head()
@@ -116,9 +120,28 @@ class SessionDesk:
         return SessionPulse(changed=changed, elsewhere=who if recent else "")
 
 
-def _holder(view: Any, session_id: str) -> str:
+def _holder(view: Engine, session_id: str) -> str:
     """Who holds, or last held, the session's turn lock, when it is not this process."""
     holder = view.sessions.turn_lock(session_id).holder()
     if holder is None or holder == os.getpid():
         return "another process"
     return f"process {holder}" if isinstance(holder, int) else str(holder)
+
+
+class OnDesk:
+    """What `LocalBirdie` and its parts (approvals.py, commands.py, context.py) share: the desk
+    of open sessions once started, and the engine of the session it shows."""
+
+    _desk: SessionDesk | None
+
+    @property
+    def engine(self) -> Engine | None:
+        """The shown session's engine; None before `start` and after `close`."""
+        return self._desk.shown if self._desk is not None else None
+
+    @property
+    def _shown(self) -> Engine:
+        """The shown session's engine, for a door that has started."""
+        if self._desk is None:
+            raise BirdieError("Birdie has not started")
+        return self._desk.shown

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 # Catalog rows are built in a leaf the server shares; the door's callers find them here too.
 from birdie_tui.catalog import broken_files as broken_files
 from birdie_tui.catalog import mcp_row as mcp_row
 from birdie_tui.catalog import skill_rows as skill_rows
-from birdie_tui.store.session_meta import SessionSummary
+from birdie_tui.store.session_meta import SessionMeta, SessionSummary
 from birdie_tui.service.rows import (
     InjectionRow,
     InjectionView,
@@ -19,8 +19,14 @@ from birdie_tui.service.rows import (
     UserTurn,
 )
 
+if TYPE_CHECKING:  # the engine and LangChain are imported by `LocalBirdie.start`, not here
+    from langchain_core.messages import BaseMessage
 
-def status_row(engine: Any) -> Status:
+    from birdie_tui.agent.engine import Engine
+    from birdie_tui.agent.provenance import CallContext
+
+
+def status_row(engine: Engine) -> Status:
     meta = engine.session
     return Status(
         model=engine.model_label, vendor=engine.provider.vendor,
@@ -31,7 +37,7 @@ def status_row(engine: Any) -> Status:
         logs_dir=str(engine.paths.logs_dir), approval_mode=engine.approval_mode)
 
 
-def data_dir(engine: Any) -> str:
+def data_dir(engine: Engine) -> str:
     """Where this session's data lives, as /info shows it: BIRDIE_HOME, or the database that
     holds sessions and memory (password masked) and the home that still holds the rest."""
     if not engine.database_url:
@@ -41,14 +47,14 @@ def data_dir(engine: Any) -> str:
     return f"{mask_url(engine.database_url)} (sessions, memory) · {engine.paths.home} (the rest)"
 
 
-def session_row(meta: Any, current: str | None) -> SessionRow:
+def session_row(meta: SessionMeta | SessionSummary, current: str | None) -> SessionRow:
     return SessionRow(id=meta.id, title=meta.title or "(untitled)", updated_at=meta.updated_at,
                       turns=meta.turns, input_tokens=meta.input_tokens,
                       output_tokens=meta.output_tokens, current=meta.id == current,
                       created_at=meta.created_at, written_by=written_by(meta))
 
 
-def written_by(meta: Any) -> str:
+def written_by(meta: SessionMeta | SessionSummary) -> str:
     """"user@host" of a shared store's summary (its last writer); "" for local sessions."""
     user, host = getattr(meta, "last_user", ""), getattr(meta, "last_host", "")
     return f"{user}@{host}" if user and host else user or host
@@ -57,19 +63,21 @@ def written_by(meta: Any) -> str:
 # The rows of the last listing, by the (immutable) summary they were made from: listing again
 # makes no new object for an unchanged session. Ten thousand fresh rows per listing fed the
 # app's full garbage collections (0.1-0.3 s pauses of the UI thread each).
-_last_rows: dict[Any, SessionRow] = {}
+_last_rows: dict[SessionSummary, SessionRow] = {}
 
 
-def session_rows(engine: Any) -> list[SessionRow]:
+def session_rows(engine: Engine) -> list[SessionRow]:
     """The browser's rows, newest first; the open session is always there, even before its
     first message has put it on disk. Safe to call from a worker thread (the browser does)."""
     global _last_rows
     session = engine.session  # read once: the loop may switch sessions meanwhile
     current = session.id if session is not None else None
-    metas: list[Any] = list(_listed(engine, session))  # metas, or the index's summaries
+    # The index's summaries, and the open session's meta when it is not listed yet.
+    metas: list[SessionMeta | SessionSummary] = list(_listed(engine, session))
     if session is not None and all(meta.id != current for meta in metas):
         metas.insert(0, session)
-    last, kept = _last_rows, {}
+    last: dict[SessionSummary, SessionRow] = _last_rows
+    kept: dict[SessionSummary, SessionRow] = {}
     rows = []
     for meta in metas:
         if isinstance(meta, SessionSummary) and meta.id != current:  # not the open session
@@ -81,17 +89,14 @@ def session_rows(engine: Any) -> list[SessionRow]:
     return rows
 
 
-def _listed(engine: Any, session: Any) -> list[Any]:
+def _listed(engine: Engine, session: SessionMeta | None) -> list[SessionSummary]:
     """`Engine.list_sessions` (saved sessions, empty ones left out except the open one), as
     the store's summaries: served from its index instead of reading every session file."""
-    store: Any = getattr(engine, "sessions", None)
-    if not hasattr(store, "summaries"):
-        return engine.list_sessions()
     keep = session.id if session is not None and session.saved else None
-    return store.summaries(keep=keep)
+    return engine.sessions.summaries(keep=keep)
 
 
-def transcript_items(messages: list[Any]) -> list[TranscriptItem]:
+def transcript_items(messages: list[BaseMessage]) -> list[TranscriptItem]:
     from birdie_tui.agent.transcript import message_to_dict
 
     items = []
@@ -105,7 +110,8 @@ def transcript_items(messages: list[Any]) -> list[TranscriptItem]:
     return items
 
 
-def last_turn_injection(engine: Any, history: list[Any], record: Any = None) -> InjectionView:
+def last_turn_injection(engine: Engine, history: list[BaseMessage],
+                        record: CallContext | None = None) -> InjectionView:
     """What the session's last model call put in the prompt. With its provenance record the
     segments are exactly what was sent (the bodies shown are the skills' bodies now); a
     session from before records existed is rebuilt from its history with the skills, leases
@@ -136,7 +142,7 @@ def last_turn_injection(engine: Any, history: list[Any], record: Any = None) -> 
 _REASONS = {"always": "always_inject", "loaded": "loaded"}
 
 
-def _recorded_view(engine: Any, record: Any, memory: list[str]) -> InjectionView:
+def _recorded_view(engine: Engine, record: CallContext, memory: list[str]) -> InjectionView:
     rows = []
     for seg in record.segments:
         if seg.kind in ("always", "trigger", "loaded"):
@@ -150,7 +156,7 @@ def _recorded_view(engine: Any, record: Any, memory: list[str]) -> InjectionView
                          memory=tuple(memory), context=record)
 
 
-def user_turns(messages: list[Any], limit: int) -> list[UserTurn]:
+def user_turns(messages: list[BaseMessage], limit: int) -> list[UserTurn]:
     """/history: the user's last `limit` messages of a history, numbered by turn (oldest
     first)."""
     from birdie_tui.service.protocol import BirdieError
@@ -158,5 +164,5 @@ def user_turns(messages: list[Any], limit: int) -> list[UserTurn]:
 
     if limit < 1:
         raise BirdieError("the number of messages to show is at least 1")
-    asked = [m for m in messages if getattr(m, "type", "") == "human"]
+    asked = [m for m in messages if m.type == "human"]
     return [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)][-limit:]

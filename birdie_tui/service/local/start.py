@@ -6,12 +6,28 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, TypedDict
 
-from birdie_tui.events import ChangeEvent, SessionBusy
+from birdie_tui.events import ChangeEvent, SessionBusy, SessionOpened
+from birdie_tui.service.protocol import BirdieError
+
+if TYPE_CHECKING:  # imported by `LocalBirdie.start`, off the event loop, after the first paint
+    from birdie_tui.agent.engine import Engine
 
 
-def user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
+class DoorOptions(TypedDict):
+    """What `LocalBirdie` was made with: the `EngineOptions` its engine is built from."""
+
+    user: str | None
+    skills_dirs: list[Path] | None
+    config_file: Path | None
+    database_url: str | None
+    environ: dict[str, str]
+
+
+def user_errors(engine_mod: ModuleType | None) -> tuple[type[BaseException], ...]:
     """Errors whose text is already a sentence for the user (no type name in front)."""
     from birdie_tui.providers.config import ConfigError
     from birdie_tui.store.paths import InvalidName
@@ -20,27 +36,27 @@ def user_errors(engine_mod: Any) -> tuple[type[BaseException], ...]:
     return (ConfigError, InvalidName, *((engine_error,) if engine_error else ()))
 
 
-def make_engine(engine_mod: Any, options: dict[str, Any], problems: list[str], *,
-                strict: bool) -> Any:
+def make_engine(options: DoorOptions, problems: list[str], *, strict: bool) -> Engine:
     """The engine; a vendor without its key runs the offline model instead (said in
     `problems`), unless `strict`."""
+    from birdie_tui.agent.engine import Engine, EngineOptions
     from birdie_tui.providers.config import ConfigError, ProviderConfig
 
-    engine_options = engine_mod.EngineOptions(**options)
+    engine_options = EngineOptions(**options)
     try:
-        return engine_mod.Engine(engine_options)
+        return Engine(engine_options)
     except ConfigError as exc:
         if strict:
             raise
         # A missing key is a message, not a dead app: run offline and say why.
         problems.append(f"{exc} — using the offline model instead.")
         engine_options.provider = ProviderConfig(vendor="offline")
-        return engine_mod.Engine(engine_options)
+        return Engine(engine_options)
 
 
-async def open_first(engine: Any, engine_error: type[Exception], session_id: str | None,
+async def open_first(engine: Engine, engine_error: type[Exception], session_id: str | None,
                      continue_last: bool, enable: list[str], disable: list[str],
-                     problems: list[str]) -> Any:
+                     problems: list[str]) -> SessionOpened:
     """The session asked for; failing that, without the unknown skills; failing that, a new
     one (each fallback said in `problems`)."""
     if session_id is None and continue_last:
@@ -62,7 +78,8 @@ async def open_first(engine: Any, engine_error: type[Exception], session_id: str
     return await engine.open_session(None, enable=enable, disable=disable)
 
 
-def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[ChangeEvent], None]) -> None:
+def tell_waits(engine: Engine, listening: Callable[[], bool],
+               emit: Callable[[ChangeEvent], None]) -> None:
     """A turn waiting for another process's turn on its session is told to the listeners (the
     TUI shows it); with none (`--print`) the engine says it on stderr, as it does alone."""
 
@@ -77,10 +94,9 @@ def tell_waits(engine: Any, listening: Callable[[], bool], emit: Callable[[Chang
     engine.on_wait = on_wait
 
 
-def failed_start(engine: Any, message: str) -> Any:
+def failed_start(engine: Engine | None, message: str) -> BirdieError:
     """The BirdieError for a failed start, carrying the skills the engine had read, if any."""
     from birdie_tui.service.local import rows as local_rows
-    from birdie_tui.service.protocol import BirdieError
 
     error = BirdieError(message)
     if engine is not None:
