@@ -5,6 +5,8 @@ next best thing is done (unless `strict`, as headless runs are)."""
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +27,20 @@ class DoorOptions(TypedDict):
     config_file: Path | None
     database_url: str | None
     environ: dict[str, str]
+
+
+def import_engine() -> ModuleType:
+    """The engine module, imported with the cyclic collector paused: its ~1,000 modules are
+    objects that live as long as the process, so the collections their allocations trigger
+    free nothing and cost ~0.1 s of CPU on the way to the first answer (bench/RESULTS.md §17).
+    Run off the event loop; whoever paused the collector before keeps it paused."""
+    paused_here = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module("birdie_tui.agent.engine")
+    finally:
+        if paused_here:
+            gc.enable()
 
 
 def user_errors(engine_mod: ModuleType | None) -> tuple[type[BaseException], ...]:
