@@ -142,13 +142,14 @@ async def test_a_failed_start_closes_everything_and_says_why(isolated_home, skil
     assert "\n" not in str(failed.value) and door.engine is None
 
 
-def _engine_import_spy(monkeypatch, seen: list[bool], fail: bool = False) -> None:
-    """Records whether the collector is on each time the engine module is imported."""
+def _engine_import_spy(monkeypatch, seen: list[int], fail: bool = False) -> None:
+    """Records the young generation's collection threshold each time the engine module is
+    imported."""
     real = importlib.import_module
 
     def spy(name: str, package: str | None = None):
         if name == "birdie_tui.agent.engine":
-            seen.append(gc.isenabled())
+            seen.append(gc.get_threshold()[0])
             if fail:
                 raise ImportError("no engine here")
         return real(name, package)
@@ -156,22 +157,23 @@ def _engine_import_spy(monkeypatch, seen: list[bool], fail: bool = False) -> Non
     monkeypatch.setattr(importlib, "import_module", spy)
 
 
-async def test_the_engine_is_imported_with_the_collector_paused(isolated_home, skills_dir,
-                                                                 monkeypatch):
-    """The engine's import (objects that live as long as the process) runs with the cyclic
-    collector off, on the way to the first answer; it is on again once the import is done, even
-    when the import fails."""
-    seen: list[bool] = []
+async def test_the_engine_is_imported_with_rare_young_collections(isolated_home, skills_dir,
+                                                                  monkeypatch):
+    """The engine's import (objects that live as long as the process) runs with young
+    collections far rarer than usual, on the way to the first answer; the thresholds are as
+    they were once the import is done, even when it fails."""
+    before = gc.get_threshold()
+    seen: list[int] = []
     _engine_import_spy(monkeypatch, seen)
     environ = {"BIRDIE_HOME": str(isolated_home), "USER": "tester"}
     door = local_birdie(skills_dirs=[skills_dir], environ=environ)
     await door.start()
     await door.close()
-    assert seen == [False] and gc.isenabled()
+    assert seen[0] >= 10 * before[0] and gc.get_threshold() == before
     _engine_import_spy(monkeypatch, seen, fail=True)
     with pytest.raises(BirdieError, match="no engine here"):
         await local_birdie(skills_dirs=[skills_dir], environ=environ).start()
-    assert seen == [False, False] and gc.isenabled()
+    assert len(seen) == 2 and seen[1] >= 10 * before[0] and gc.get_threshold() == before
 
 
 async def test_a_door_not_started_says_so(isolated_home, skills_dir):
