@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peers import base_env, cache_root  # noqa: E402
+from peers import base_env, birdie_code_env, cache_root  # noqa: E402
 from side_by_side import _idle_wait  # noqa: E402
 from terminal import Terminal  # noqa: E402
 
@@ -101,7 +101,8 @@ offline model: birdie_tui.providers.offline"""  # each stage imports these on to
 
 def app_env(home: Path, **extra: str) -> dict[str, str]:
     (home / "birdie").mkdir(parents=True, exist_ok=True)
-    env = base_env(home) | {"BIRDIE_HOME": str(home / "birdie"), "BIRDIE_WATCH": "0"} | extra
+    env = (base_env(home) | {"BIRDIE_HOME": str(home / "birdie"), "BIRDIE_WATCH": "0"}
+           | birdie_code_env() | extra)
     if PYCACHE:
         del env["PYTHONDONTWRITEBYTECODE"]
         env["PYTHONPYCACHEPREFIX"] = PYCACHE

@@ -240,6 +240,13 @@ def _workdir(home: Path) -> Path:
     return work
 
 
+def birdie_code_env() -> dict[str, str]:
+    """The bench's own PYTHONPATH for birdie-tui, so a worktree run with `PYTHONPATH=$PWD`
+    measures that tree's code, not the one the venv's entry point was installed from."""
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": path} if path else {}
+
+
 def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
     exe = exe or str(Path(sys.executable).with_name("birdie-tui"))
     if not Path(exe).exists():
@@ -248,7 +255,7 @@ def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
     bh.mkdir(parents=True, exist_ok=True)
     env = base_env(home) | {
         "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": base_url, "LLM_VENDOR": "openai",
-        "LLM_MODEL": "gpt-4o-mini", "BIRDIE_HOME": str(bh), "BIRDIE_WATCH": "0"}
+        "LLM_MODEL": "gpt-4o-mini", "BIRDIE_HOME": str(bh), "BIRDIE_WATCH": "0"} | birdie_code_env()
     version = subprocess.run([str(Path(exe).with_name("python")), "-c",
                               "import importlib.metadata as m; print(m.version('birdie-tui'))"],
                              capture_output=True, text=True).stdout.strip() or "?"

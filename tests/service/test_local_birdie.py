@@ -4,6 +4,8 @@ must reflect is told as an event — no caller has to poll or reach into the eng
 from __future__ import annotations
 
 import dataclasses
+import gc
+import importlib
 import json
 
 import pytest
@@ -138,6 +140,40 @@ async def test_a_failed_start_closes_everything_and_says_why(isolated_home, skil
     with pytest.raises(BirdieError) as failed:
         await door.start()
     assert "\n" not in str(failed.value) and door.engine is None
+
+
+def _engine_import_spy(monkeypatch, seen: list[int], fail: bool = False) -> None:
+    """Records the young generation's collection threshold each time the engine module is
+    imported."""
+    real = importlib.import_module
+
+    def spy(name: str, package: str | None = None):
+        if name == "birdie_tui.agent.engine":
+            seen.append(gc.get_threshold()[0])
+            if fail:
+                raise ImportError("no engine here")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", spy)
+
+
+async def test_the_engine_is_imported_with_rare_young_collections(isolated_home, skills_dir,
+                                                                  monkeypatch):
+    """The engine's import (objects that live as long as the process) runs with young
+    collections far rarer than usual, on the way to the first answer; the thresholds are as
+    they were once the import is done, even when it fails."""
+    before = gc.get_threshold()
+    seen: list[int] = []
+    _engine_import_spy(monkeypatch, seen)
+    environ = {"BIRDIE_HOME": str(isolated_home), "USER": "tester"}
+    door = local_birdie(skills_dirs=[skills_dir], environ=environ)
+    await door.start()
+    await door.close()
+    assert seen[0] >= 10 * before[0] and gc.get_threshold() == before
+    _engine_import_spy(monkeypatch, seen, fail=True)
+    with pytest.raises(BirdieError, match="no engine here"):
+        await local_birdie(skills_dirs=[skills_dir], environ=environ).start()
+    assert len(seen) == 2 and seen[1] >= 10 * before[0] and gc.get_threshold() == before
 
 
 async def test_a_door_not_started_says_so(isolated_home, skills_dir):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -27,7 +26,7 @@ from birdie_tui.service.local.commands import LocalCommands
 from birdie_tui.service.local.context import LocalContext
 from birdie_tui.service.local.desk import SessionDesk
 from birdie_tui.service.local.start import (
-    DoorOptions, failed_start, make_engine, open_first, tell_waits, user_errors)
+    DoorOptions, failed_start, import_engine, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.service.rows import (
@@ -108,8 +107,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
         engine_mod = None
         problems: list[str] = []
         try:
-            engine_mod = await asyncio.to_thread(importlib.import_module,
-                                                 "birdie_tui.agent.engine")
+            engine_mod = await asyncio.to_thread(import_engine)
             engine = make_engine(self._options, problems, strict=strict)
             self._desk = SessionDesk(engine)  # from here on, `close` closes it
             tell_waits(engine, lambda: bool(self._listeners), self._emit)

@@ -5,6 +5,9 @@ next best thing is done (unless `strict`, as headless runs are)."""
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +28,26 @@ class DoorOptions(TypedDict):
     config_file: Path | None
     database_url: str | None
     environ: dict[str, str]
+
+
+# Allocations between young collections while the engine is imported (Python's default: 700).
+IMPORT_GC_THRESHOLD = 20_000
+_importing = threading.Lock()  # two doors starting at once must not leave the threshold raised
+
+
+def import_engine() -> ModuleType:
+    """The engine module, imported with young collections 30x rarer: its ~1,000 modules are
+    objects that live as long as the process, so the collections their allocations trigger
+    free almost nothing and cost ~50 ms of CPU on the way to the first answer. The collector
+    stays on (paused outright it saves ~15 ms more but leaves ~1 MiB of garbage in the idle
+    RSS): bench/RESULTS.md §17. Run off the event loop."""
+    with _importing:
+        thresholds = gc.get_threshold()
+        gc.set_threshold(max(IMPORT_GC_THRESHOLD, thresholds[0]), *thresholds[1:])
+        try:
+            return importlib.import_module("birdie_tui.agent.engine")
+        finally:
+            gc.set_threshold(*thresholds)
 
 
 def user_errors(engine_mod: ModuleType | None) -> tuple[type[BaseException], ...]:
