@@ -71,7 +71,9 @@ class SessionStore(SessionStoreBase):
         # What this store last wrote to a session file, while that file is still the one it
         # wrote: a turn reads its session back after each checkpoint, and parsing the file it
         # has just written (200-entry logs) was most of the engine's cost per turn.
+        # With it, that content parsed (the first time it is needed), handed out as copies.
         self._known: dict[Path, tuple[_FileKey, dict[str, Any]]] = {}
+        self._parsed: dict[Path, SessionMeta] = {}
 
     @property
     def user_dir(self) -> Path:
@@ -180,10 +182,11 @@ class SessionStore(SessionStoreBase):
 
     def load(self, session_id: str) -> SessionMeta | None:
         """The session's metadata; None if missing, still being created, or corrupt (moved aside)."""
-        data = self._read_current(self.paths.session_file(self.user, session_id))
+        path = self.paths.session_file(self.user, session_id)
+        data = self._read_current(path)
         if data is None:
             return None
-        return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+        return self._meta_of(path, data, session_id)
 
     def _read(self, path: Path, st: os.stat_result) -> dict[str, Any] | None:
         """A session file's object; None if being created, or corrupt (moved aside, warned)."""
@@ -267,7 +270,7 @@ class SessionStore(SessionStoreBase):
             data = self._read_current(path)
             if data is None:
                 return None
-            meta = SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+            meta = self._meta_of(path, data, session_id)
             active = change(meta)
             if active is None:
                 return meta
@@ -291,10 +294,24 @@ class SessionStore(SessionStoreBase):
             return known[1]
         return self._read(path, st)
 
+    def _meta_of(self, path: Path, data: dict[str, Any], session_id: str) -> SessionMeta:
+        """`SessionMeta.from_dict` of the file's object; of what this store wrote there, parsed
+        once (a copy each time: callers change it)."""
+        known = self._known.get(path)
+        if known is None or known[1] is not data:
+            return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+        parsed = self._parsed.get(path)
+        if parsed is None or parsed._raw is not data or parsed.id != session_id:
+            parsed = self._parsed[path] = SessionMeta.from_dict(data, id=session_id,
+                                                                user_id=self.user)
+        return parsed.copy()
+
     def _remember(self, path: Path, st: os.stat_result, written: dict[str, Any]) -> None:
         self._known.pop(path, None)
+        self._parsed.pop(path, None)
         self._known[path] = (_file_key(st), written)
         while len(self._known) > _KNOWN_FILES:  # oldest first
+            self._parsed.pop(next(iter(self._known)), None)
             del self._known[next(iter(self._known))]
 
     def write_lock(self) -> AbstractContextManager[None]:
@@ -317,6 +334,7 @@ class SessionStore(SessionStoreBase):
         """
         path = self.paths.session_file(self.user, session_id)
         self._known.pop(path, None)
+        self._parsed.pop(path, None)
         self._delete_checkpoint_rows(session_id)
         self._write_tombstone(session_id)
         try:

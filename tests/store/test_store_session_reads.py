@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from birdie_tui.store import BirdiePaths, SessionStore, write_json_atomic
+from birdie_tui.store import BirdiePaths, SessionMeta, SessionStore, write_json_atomic
 from birdie_tui.store import sessions as sessions_module
 
 DAY = date(2026, 4, 29)
@@ -71,3 +71,24 @@ def test_a_file_replaced_by_another_writer_is_read_again(
     os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns))
     again = store.load(sid)
     assert again is not None and again.title == "y"
+
+
+def test_a_copy_shares_nothing_it_could_change(paths: BirdiePaths) -> None:
+    """`SessionMeta.copy` (what the store hands out instead of parsing its own write again)
+    equals the parsed file and shares no list or dict with it: a change to one never shows in
+    the next `update`."""
+    store = SessionStore(paths, "alice")
+    sid = store.create(DAY).id
+    store.update(sid, lambda meta: setattr(meta, "extra", {"k": [1]}) or _turn(meta))
+    first = store.load(sid)
+    assert first is not None
+    parsed = SessionMeta.from_dict(first._raw or {}, id=sid, user_id="alice")
+    assert first == parsed
+    second = store.load(sid)
+    for name, value in vars(first).items():
+        if isinstance(value, (list, dict)) and name != "_raw":
+            assert value is not getattr(second, name), name
+    first.token_log[0]["input"] = 999
+    first.extra["k"].append(2)
+    third = store.load(sid)
+    assert third is not None and third.token_log[0]["input"] == 10 and third.extra == {"k": [1]}
