@@ -19,8 +19,10 @@ __all__ = ["FILE_MODE", "dumps_readable", "move_aside", "read_json", "write_json
 FILE_MODE = 0o600
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` via a temp file in the same dir, fsync and os.replace."""
+def write_json_atomic(path: Path, data: Any) -> os.stat_result:
+    """Write ``data`` as JSON to ``path`` via a temp file in the same dir, fsync and os.replace.
+    Returns the written file's stat (the rename keeps it): a caller may tell by it later that
+    the file is still the one it wrote."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -29,6 +31,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
             fh.write(dumps_readable(data))
             fh.flush()
             os.fsync(fh.fileno())
+            written = os.fstat(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -37,6 +40,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+    return written
 
 
 def dumps_readable(data: Any) -> str:

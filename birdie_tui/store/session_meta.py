@@ -17,7 +17,7 @@ or toggled a skill since."""
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -36,6 +36,8 @@ def _now() -> str:
 
 
 def _as_int(value: Any) -> int:
+    if type(value) is int:  # the usual case first: a session's logs hold ~1,000 of them
+        return value if value > 0 else 0
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
@@ -129,6 +131,18 @@ class SessionMeta:
     def mark_written(self, data: dict[str, Any]) -> None:
         """`data` (this object's `to_dict`) is now what it has in common with the file."""
         self._raw, self._base = None, data
+
+    def copy(self) -> SessionMeta:
+        """An equal session sharing no list or dict with this one (but `_raw`, which is never
+        changed): what `from_dict` of the same file gives, without parsing it again."""
+        return replace(
+            self, enabled_skills=list(self.enabled_skills),
+            disabled_skills=list(self.disabled_skills),
+            token_log=[dict(e) for e in self.token_log],
+            turn_costs=[dict(e) for e in self.turn_costs],
+            extra=copy.deepcopy(self.extra),
+            retry_carry=None if self.retry_carry is None else dict(self.retry_carry),
+            counted=None if self.counted is None else dict(self.counted), _base=None)
 
     def absorb(self, other: SessionMeta) -> None:
         """Take every field of `other` (the file as just read), in place: whoever holds this

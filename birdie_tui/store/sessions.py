@@ -44,7 +44,15 @@ TOMBSTONE_SUFFIX = ".deleted"
 LOCK_SUFFIX = ".lock"
 # A just-claimed file is empty until its creator writes it; don't mistake that for corruption.
 _IN_FLIGHT_SECONDS = 30.0
+# How many session files' last written content a store keeps (see `_remember`).
+_KNOWN_FILES = 8
+# A file's identity: the inode of each write is new (files are replaced, never rewritten in
+# place) and the rename keeps size and mtime, so an equal key means the same content.
+_FileKey = tuple[int, int, int, int]
 
+
+def _file_key(st: os.stat_result) -> _FileKey:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _sort_key(session_id: str) -> tuple[str, int]:
@@ -60,6 +68,12 @@ class SessionStore(SessionStoreBase):
         self.user = validate_user(user)
         self.warnings: list[str] = []
         self._index = SessionIndex(self.user_dir, self.user)
+        # What this store last wrote to a session file, while that file is still the one it
+        # wrote: a turn reads its session back after each checkpoint, and parsing the file it
+        # has just written (200-entry logs) was most of the engine's cost per turn.
+        # With it, that content parsed (the first time it is needed), handed out as copies.
+        self._known: dict[Path, tuple[_FileKey, dict[str, Any]]] = {}
+        self._parsed: dict[Path, SessionMeta] = {}
 
     @property
     def user_dir(self) -> Path:
@@ -169,14 +183,10 @@ class SessionStore(SessionStoreBase):
     def load(self, session_id: str) -> SessionMeta | None:
         """The session's metadata; None if missing, still being created, or corrupt (moved aside)."""
         path = self.paths.session_file(self.user, session_id)
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            return None
-        data = self._read(path, st)
+        data = self._read_current(path)
         if data is None:
             return None
-        return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+        return self._meta_of(path, data, session_id)
 
     def _read(self, path: Path, st: os.stat_result) -> dict[str, Any] | None:
         """A session file's object; None if being created, or corrupt (moved aside, warned)."""
@@ -245,7 +255,8 @@ class SessionStore(SessionStoreBase):
         with self.write_lock():
             base = meta.base()
             disk = self._read_current(path) if base is not None else None
-            write_json_atomic(path, merge_session(base, mine, disk))
+            written = merge_session(base, mine, disk)
+            self._remember(path, write_json_atomic(path, written), written)
         meta.mark_written(mine)
 
     def update(self, session_id: str, change: Callable[[SessionMeta], bool | None]
@@ -259,23 +270,49 @@ class SessionStore(SessionStoreBase):
             data = self._read_current(path)
             if data is None:
                 return None
-            meta = SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+            meta = self._meta_of(path, data, session_id)
             active = change(meta)
             if active is None:
                 return meta
             if active:
                 meta.updated_at = _now()
             written = meta.to_dict()
-            write_json_atomic(path, written)
+            self._remember(path, write_json_atomic(path, written), written)
         meta.mark_written(written)
         return meta
 
     def _read_current(self, path: Path) -> dict[str, Any] | None:
+        """The file's object now: what this store wrote there, while the file is still that
+        one (one stat), else read. Never changed in place by its callers (it is shared)."""
         try:
             st = path.stat()
         except FileNotFoundError:
+            self._known.pop(path, None)
             return None
+        known = self._known.get(path)
+        if known is not None and known[0] == _file_key(st):
+            return known[1]
         return self._read(path, st)
+
+    def _meta_of(self, path: Path, data: dict[str, Any], session_id: str) -> SessionMeta:
+        """`SessionMeta.from_dict` of the file's object; of what this store wrote there, parsed
+        once (a copy each time: callers change it)."""
+        known = self._known.get(path)
+        if known is None or known[1] is not data:
+            return SessionMeta.from_dict(data, id=session_id, user_id=self.user)
+        parsed = self._parsed.get(path)
+        if parsed is None or parsed._raw is not data or parsed.id != session_id:
+            parsed = self._parsed[path] = SessionMeta.from_dict(data, id=session_id,
+                                                                user_id=self.user)
+        return parsed.copy()
+
+    def _remember(self, path: Path, st: os.stat_result, written: dict[str, Any]) -> None:
+        self._known.pop(path, None)
+        self._parsed.pop(path, None)
+        self._known[path] = (_file_key(st), written)
+        while len(self._known) > _KNOWN_FILES:  # oldest first
+            self._parsed.pop(next(iter(self._known)), None)
+            del self._known[next(iter(self._known))]
 
     def write_lock(self) -> AbstractContextManager[None]:
         """The user's write lock (see `session_lock`), a context manager."""
@@ -296,6 +333,8 @@ class SessionStore(SessionStoreBase):
         id must not reach a different conversation).
         """
         path = self.paths.session_file(self.user, session_id)
+        self._known.pop(path, None)
+        self._parsed.pop(path, None)
         self._delete_checkpoint_rows(session_id)
         self._write_tombstone(session_id)
         try:
