@@ -249,6 +249,8 @@ def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
     env = base_env(home) | {
         "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": base_url, "LLM_VENDOR": "openai",
         "LLM_MODEL": "gpt-4o-mini", "BIRDIE_HOME": str(bh), "BIRDIE_WATCH": "0"}
+    if os.environ.get("PYTHONPATH"):  # run the tree the bench was started from (a worktree)
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     version = subprocess.run([str(Path(exe).with_name("python")), "-c",
                               "import importlib.metadata as m; print(m.version('birdie-tui'))"],
                              capture_output=True, text=True).stdout.strip() or "?"
