@@ -126,6 +126,12 @@ def _joined(parts: list[str], size: int) -> list[str]:
     return pieces
 
 
+class ReplyMarkdown(Markdown):
+    """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage)."""
+
+    BLANK = True
+
+
 def _unquote(line: str) -> str:
     """The line without one level of blockquote marker."""
     if not line.startswith(">"):
@@ -135,6 +141,12 @@ def _unquote(line: str) -> str:
 
 class AssistantMessage(Widget):
     """One assistant turn. Call `append` per token, `finish` (or `mark_interrupted`) at the end."""
+
+    # Neither it nor its Markdown draws anything but background under its children (no border,
+    # no text), yet while a reply streams both grow every few flushes, and a resized widget
+    # re-renders every visible line through the styles cache: two thirds of the lines a frame
+    # rendered. BLANK draws one cached blank strip instead.
+    BLANK = True
 
     DEFAULT_CSS = """
     AssistantMessage {
@@ -181,7 +193,7 @@ class AssistantMessage(Widget):
         self._timer: Timer | None = None
         self._next_flush_at = 0.0  # monotonic time before which ticks are skipped
         self._lite = lite and not streaming
-        self._markdown = Markdown(None if streaming else text)
+        self._markdown = ReplyMarkdown(None if streaming else text)
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
 
     @classmethod
@@ -286,7 +298,7 @@ class AssistantMessage(Widget):
         await self._stream.stop()
         if COLLAPSE_FINISHED:
             await self._collapse(self._markdown)
-        self._markdown = Markdown()
+        self._markdown = ReplyMarkdown()
         await self.mount(self._markdown)
         self._stream = Markdown.get_stream(self._markdown)
 
@@ -349,7 +361,7 @@ class AssistantMessage(Widget):
         self._stream = None
         if not parts:
             return
-        last = Markdown(parts.pop())
+        last = ReplyMarkdown(parts.pop())
         await self.mount(last)
         for text in _joined(parts, LITE_CHARS):  # parts end at block boundaries: joinable
             await asyncio.sleep(0)  # the loop between parts: keys and frames go on
