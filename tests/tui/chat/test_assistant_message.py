@@ -253,3 +253,28 @@ async def test_a_growing_reply_renders_only_its_blocks_lines():
             Widget.render_line = original  # type: ignore[method-assign]
         assert "MarkdownParagraph" in drawn  # the text itself is drawn...
         assert not {"AssistantMessage", "ReplyMarkdown"} & set(drawn)  # ...its frame is not
+
+
+async def test_no_full_garbage_collection_while_a_reply_streams():
+    """A streaming reply holds Python's full collections (each one froze the screen mid-stream);
+    the thresholds come back when it ends, or when it is removed mid-stream."""
+    import gc
+
+    from birdie_tui.tui import collector
+
+    before = gc.get_threshold()
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        assert collector.holding()
+        assert gc.get_threshold()[2] == collector.NO_FULL_PASS
+        reply.append("some text")
+        await reply.finish()
+        assert not collector.holding()
+        assert gc.get_threshold() == before
+        dropped = app.chat.start_reply()
+        await pilot.pause()
+        assert collector.holding()
+        await dropped.remove()
+        assert gc.get_threshold() == before

@@ -32,6 +32,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from birdie_tui.screen_text import clean
+from birdie_tui.tui import collector
 
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
@@ -195,6 +196,7 @@ class AssistantMessage(Widget):
         self._lite = lite and not streaming
         self._markdown = ReplyMarkdown(None if streaming else text)
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
+        self._holding_collector = False
 
     @classmethod
     def static(cls, text: str, *, lite: bool = False, **kwargs: Any) -> AssistantMessage:
@@ -250,6 +252,8 @@ class AssistantMessage(Widget):
             return
         self._stream = Markdown.get_stream(self._markdown)
         self._timer = self.set_interval(self._flush_interval, self._flush_tick)
+        collector.stream_started()  # no full collection mid-stream (see collector)
+        self._holding_collector = True
 
     def append(self, fragment: str) -> None:
         """Buffer a fragment; the timer renders it. Cheap enough to call per token."""
@@ -337,6 +341,12 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
+        self._release_collector()
+
+    def _release_collector(self) -> None:
+        if self._holding_collector:
+            self._holding_collector = False
+            collector.stream_ended()
 
     def _split_pending(self) -> None:
         """Move what is buffered into the queue, cut where new Markdown widgets start."""
@@ -382,6 +392,7 @@ class AssistantMessage(Widget):
     def on_unmount(self) -> None:
         # Pruned or cleared mid-stream: drop the stream's background task with the widget.
         self._finished = True
+        self._release_collector()
         stream, self._stream = self._stream, None
         task = getattr(stream, "_task", None)
         if stream is not None and task is not None:
