@@ -341,7 +341,8 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
-        self._release_collector()
+        # After the frame that shows the end: the full pass that was due must not delay it.
+        self.call_after_refresh(self._release_collector)
 
     def _release_collector(self) -> None:
         if self._holding_collector:
