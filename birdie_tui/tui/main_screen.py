@@ -46,6 +46,7 @@ from birdie_tui.text import one_line
 from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
 from birdie_tui.tui.cmds.compact import auto_compaction_notice
 from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
+from birdie_tui.tui.layout_pass import SettledScreen
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
 from birdie_tui.tui.sessions import SessionControl
@@ -69,7 +70,7 @@ CLICK_FOCUSABLE = frozenset({"composer"})  # widget ids
 SKILL_LIST_KEYS = ("space",)
 
 
-class MainScreen(ScreenActions, Screen[None]):
+class MainScreen(ScreenActions, SettledScreen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
     BINDINGS = [

@@ -224,3 +224,58 @@ async def test_a_streamed_or_replayed_code_line_is_never_cut(lite):
             fence = reply.query_one(MarkdownFence)
             assert fence.max_scroll_x == 0
             assert CODE_LINE in painted(fence.query_one(Label))
+
+
+async def test_a_growing_reply_renders_only_its_blocks_lines():
+    """While a reply streams, the reply and its Markdown (background under their blocks) draw
+    no lines of their own: growing them re-rendered every visible line on each frame."""
+    from textual.widget import Widget
+
+    app = ChatHarness()
+    drawn: list[str] = []
+    original = Widget.render_line
+
+    def counting(self: Widget, y: int):  # type: ignore[no-untyped-def]
+        drawn.append(type(self).__name__)
+        return original(self, y)
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        Widget.render_line = counting  # type: ignore[method-assign]
+        try:
+            for line in range(40):
+                reply.append(f"line {line} of a paragraph that grows\n")
+                await pilot.pause(0.02)
+            await reply.finish()
+            await pilot.pause()
+        finally:
+            Widget.render_line = original  # type: ignore[method-assign]
+        assert "MarkdownParagraph" in drawn  # the text itself is drawn...
+        assert not {"AssistantMessage", "ReplyMarkdown"} & set(drawn)  # ...its frame is not
+
+
+async def test_no_full_garbage_collection_while_a_reply_streams():
+    """A streaming reply holds Python's full collections (each one froze the screen mid-stream);
+    the thresholds come back once its end is on screen, or when it is removed mid-stream."""
+    import gc
+
+    from birdie_tui.tui import collector
+
+    before = gc.get_threshold()
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        assert collector.holding()
+        assert gc.get_threshold()[2] == collector.NO_FULL_PASS
+        reply.append("some text")
+        await reply.finish()
+        await pilot.pause()  # released after the frame that shows the end
+        assert not collector.holding()
+        assert gc.get_threshold() == before
+        dropped = app.chat.start_reply()
+        await pilot.pause()
+        assert collector.holding()
+        await dropped.remove()
+        assert gc.get_threshold() == before

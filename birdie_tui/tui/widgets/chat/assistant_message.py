@@ -32,6 +32,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from birdie_tui.screen_text import clean
+from birdie_tui.tui import collector
 
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
@@ -126,6 +127,12 @@ def _joined(parts: list[str], size: int) -> list[str]:
     return pieces
 
 
+class ReplyMarkdown(Markdown):
+    """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage)."""
+
+    BLANK = True
+
+
 def _unquote(line: str) -> str:
     """The line without one level of blockquote marker."""
     if not line.startswith(">"):
@@ -135,6 +142,12 @@ def _unquote(line: str) -> str:
 
 class AssistantMessage(Widget):
     """One assistant turn. Call `append` per token, `finish` (or `mark_interrupted`) at the end."""
+
+    # Neither it nor its Markdown draws anything but background under its children (no border,
+    # no text), yet while a reply streams both grow every few flushes, and a resized widget
+    # re-renders every visible line through the styles cache: two thirds of the lines a frame
+    # rendered. BLANK draws one cached blank strip instead.
+    BLANK = True
 
     DEFAULT_CSS = """
     AssistantMessage {
@@ -181,8 +194,9 @@ class AssistantMessage(Widget):
         self._timer: Timer | None = None
         self._next_flush_at = 0.0  # monotonic time before which ticks are skipped
         self._lite = lite and not streaming
-        self._markdown = Markdown(None if streaming else text)
+        self._markdown = ReplyMarkdown(None if streaming else text)
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
+        self._holding_collector = False
 
     @classmethod
     def static(cls, text: str, *, lite: bool = False, **kwargs: Any) -> AssistantMessage:
@@ -238,6 +252,8 @@ class AssistantMessage(Widget):
             return
         self._stream = Markdown.get_stream(self._markdown)
         self._timer = self.set_interval(self._flush_interval, self._flush_tick)
+        collector.stream_started()  # no full collection mid-stream (see collector)
+        self._holding_collector = True
 
     def append(self, fragment: str) -> None:
         """Buffer a fragment; the timer renders it. Cheap enough to call per token."""
@@ -286,7 +302,7 @@ class AssistantMessage(Widget):
         await self._stream.stop()
         if COLLAPSE_FINISHED:
             await self._collapse(self._markdown)
-        self._markdown = Markdown()
+        self._markdown = ReplyMarkdown()
         await self.mount(self._markdown)
         self._stream = Markdown.get_stream(self._markdown)
 
@@ -325,6 +341,13 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
+        # After the frame that shows the end: the full pass that was due must not delay it.
+        self.call_after_refresh(self._release_collector)
+
+    def _release_collector(self) -> None:
+        if self._holding_collector:
+            self._holding_collector = False
+            collector.stream_ended()
 
     def _split_pending(self) -> None:
         """Move what is buffered into the queue, cut where new Markdown widgets start."""
@@ -349,7 +372,7 @@ class AssistantMessage(Widget):
         self._stream = None
         if not parts:
             return
-        last = Markdown(parts.pop())
+        last = ReplyMarkdown(parts.pop())
         await self.mount(last)
         for text in _joined(parts, LITE_CHARS):  # parts end at block boundaries: joinable
             await asyncio.sleep(0)  # the loop between parts: keys and frames go on
@@ -370,6 +393,7 @@ class AssistantMessage(Widget):
     def on_unmount(self) -> None:
         # Pruned or cleared mid-stream: drop the stream's background task with the widget.
         self._finished = True
+        self._release_collector()
         stream, self._stream = self._stream, None
         task = getattr(stream, "_task", None)
         if stream is not None and task is not None:
