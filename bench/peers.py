@@ -209,6 +209,9 @@ class AppSpec:
     cwd: str
     ready_text: str  # a string on the app's first full frame
     notes: list[str] = field(default_factory=list)
+    # The text in the app's message box on a captured screen, or None where the bench does not
+    # know where that box is (only birdie-tui's is located: `birdie_composer`).
+    composer: Callable[[str], str | None] | None = None
 
     def ready(self, screen: str) -> bool:
         return self.ready_text in screen
@@ -247,6 +250,23 @@ def birdie_code_env() -> dict[str, str]:
     return {"PYTHONPATH": path} if path else {}
 
 
+def birdie_composer(screen: str) -> str | None:
+    """The text inside birdie-tui's composer: the rows between the last top edge of a tall
+    border (``▊▔``) and its bottom edge (``▊▁``), without the border glyphs; None when the
+    composer is not on screen. Only those rows, so a status bar or reply never counts."""
+    lines = screen.splitlines()
+    top = max((i for i, ln in enumerate(lines) if "▊▔" in ln), default=None)
+    if top is None:
+        return None
+    rows = []
+    for ln in lines[top + 1:]:
+        if "▊▁" in ln:
+            return "\n".join(rows)
+        inner = ln.split("▊", 1)[-1]
+        rows.append(inner.rsplit("▎", 1)[0])
+    return None
+
+
 def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
     exe = exe or str(Path(sys.executable).with_name("birdie-tui"))
     if not Path(exe).exists():
@@ -260,7 +280,7 @@ def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
                               "import importlib.metadata as m; print(m.version('birdie-tui'))"],
                              capture_output=True, text=True).stdout.strip() or "?"
     return AppSpec("birdie", "birdie-tui", version, [exe], env, str(_workdir(home)),
-                   ready_text="Quit")
+                   ready_text="Quit", composer=birdie_composer)
 
 
 def vibe_spec(base_url: str, home: Path, info: dict) -> AppSpec:

@@ -33,11 +33,22 @@ in which the server was still sending, during which the progress did not advance
 figure computed from *any* change of the pane text is reported too (``stale_any``), but an
 animated spinner or timer can hide a frozen transcript there.
 
+**Keys during the stream** (paced, ``--keys-every 0.2``; birdie-tui only, the one app whose
+message box the bench can find on screen: ``peers.birdie_composer``): from the server's first
+token until it has written its last, one ``--keys-char`` (``%``, which neither the reply nor the
+box's neighbours contain) is typed every ``--keys-every`` s with ``send-keys -l``, on a fixed
+schedule whether or not the last one has shown. While a key is outstanding the pane is captured
+every ``--keys-poll-ms`` (3 ms) instead of ``--poll-ms``; key *n* has landed when the composer
+shows *n* of them. Reported: send -> visible p50/p95/max, and keys not visible 2 s after the
+reply's end. The fast polling and the echoes change the pane, so ``stale_any`` and tmux's own
+CPU are not comparable with a run without keys; the app's CPU includes handling the keys.
+
 CPU is utime+stime+cutime+cstime summed over the app's process tree from ``/proc`` (the pane's
 process is the app itself; children that exited count through their parent's cutime/cstime).
 
     python bench/side_by_side.py [--runs 3] [--apps birdie,vibe,deepagents] [--modes paced,full]
                                  [--tokens 10000] [--tps 200] [--json out.json] [--screens]
+                                 [--keys-every 0.2 [--keys-char %] [--keys-poll-ms 3]]
 
 Peers are installed on first use into ``${XDG_CACHE_HOME:-~/.cache}/birdie-tui-bench/`` by
 ``peers.py``; a peer that cannot be installed is skipped, with the reason printed.
@@ -102,6 +113,70 @@ def staleness(events: list[float], start: float, end: float) -> tuple[float, flo
     points = [start] + sorted(t for t in events if start < t < end) + [end]
     gap, at = max((b - a, a - start) for a, b in zip(points, points[1:]))
     return gap, at
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile of ``values``, linear between the closest ranks (as bench/streaming.py)."""
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = (len(values) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+class Typist:
+    """Types one character every ``every`` s into the pane while the reply streams and notes when
+    each shows in the app's composer (``composer(screen)``, the box's text)."""
+
+    def __init__(self, term: Terminal, composer, char: str, every: float, limit: int) -> None:
+        self.term, self.composer, self.char = term, composer, char
+        self.every, self.limit = every, limit
+        self.sent: list[float] = []
+        self.landed: list[float] = []
+        self.base = 0  # the char already in the box when typing began (none expected)
+        self.next_at: float | None = None
+
+    @property
+    def pending(self) -> bool:
+        return len(self.landed) < len(self.sent)
+
+    def see(self, screen: str, now: float) -> None:
+        box = self.composer(screen)
+        if box is None:
+            return
+        count = box.count(self.char)
+        if self.next_at is None:
+            self.base = count
+            return
+        while len(self.landed) < min(count - self.base, len(self.sent)):
+            self.landed.append(now)
+
+    def tick(self, now: float, streaming: bool) -> None:
+        """Send the key that is due, if the stream is still running."""
+        if not streaming or len(self.sent) >= self.limit:
+            return
+        if self.next_at is None:
+            self.next_at = now
+        if now < self.next_at:
+            return
+        t = time.monotonic()
+        self.term.send_text(self.char)
+        self.sent.append(t)
+        # A fixed schedule, as a typist does not wait for the echo; a late tick skips ahead.
+        self.next_at = max(self.next_at + self.every, t)
+
+    def wait(self, deadline: float, interval: float) -> None:
+        while self.pending and time.monotonic() < deadline:
+            screen = self.term.capture()
+            self.see(screen, time.monotonic())
+            time.sleep(interval)
+
+    def report(self) -> dict:
+        lat = [b - a for a, b in zip(self.sent, self.landed)]
+        return {"key_n": len(lat), "key_lost": len(self.sent) - len(lat), "key_latencies": lat,
+                "key_p50": pct(lat, 0.5), "key_p95": pct(lat, 0.95),
+                "key_max": max(lat, default=float("nan"))}
 
 
 def _idle_wait(term: Terminal, t0: float, not_before: float, quiet: float = 0.03,
@@ -191,13 +266,26 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
         timeout = (len(srv.tokens) / opts.tps if mode == "paced" else 0) + opts.reply_timeout
         deadline = t_enter + timeout
         screen = ""
+        typist = None
+        if mode == "paced" and opts.keys_every > 0:
+            if app.composer is None:
+                res["keys_skipped"] = "the bench does not know where this app's message box is"
+            else:
+                typist = Typist(term, app.composer, opts.keys_char, opts.keys_every, opts.keys_max)
+        key_poll = opts.keys_poll_ms / 1000
+        streaming = False  # the server has written its first token and not yet its last
         while True:
             screen = term.capture()
             now = time.monotonic()
+            recs = srv.long_records() if typist is not None or cpu_at_first is None else []
             if cpu_at_first is None:
-                recs = srv.long_records()
                 if recs and recs[0].first_token is not None:
                     cpu_at_first = term.tree_cpu()
+            if typist is not None:
+                streaming = bool(recs) and recs[0].first_token is not None and \
+                    recs[0].tokens_sent < len(srv.tokens)
+                typist.see(screen, now)
+                typist.tick(now, streaming)
             if screen != last_screen:
                 changes.append(now)
                 last_screen = screen
@@ -217,8 +305,16 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
             if term.dead():
                 res["error"] = "app exited"
                 break
-            time.sleep(poll)
+            if typist is not None and typist.pending:
+                time.sleep(key_poll)
+            elif typist is not None and streaming and typist.next_at is not None:
+                time.sleep(max(0.0, min(poll, typist.next_at - time.monotonic())))
+            else:
+                time.sleep(poll)
         cpu_end = term.tree_cpu()
+        if typist is not None:
+            typist.wait(time.monotonic() + 2.0, key_poll)
+            res.update(typist.report())
         res["cpu_total"] = cpu_end
         res["cpu_reply"] = cpu_end - cpu_before
         if cpu_at_first is not None:
@@ -285,6 +381,10 @@ ROWS = [
     ("stale_max", "worst staleness while streaming (progress)", "ms", "paced", 1000),
     ("stale_any", "worst staleness (any pane change)", "ms", "paced", 1000),
     ("last_sent_to_end", "last token sent -> marker on screen", "ms", "paced", 1000),
+    ("key_p50", "keys typed while streaming: send -> in the composer, p50", "ms", "paced", 1000),
+    ("key_p95", "keys typed while streaming: send -> in the composer, p95", "ms", "paced", 1000),
+    ("key_max", "keys typed while streaming: send -> in the composer, max", "ms", "paced", 1000),
+    ("key_lost", "keys typed while streaming: not shown 2 s after the end", "", "paced", 1),
     ("cpu_stream", "CPU while streaming (first token sent -> marker), paced", "s", "paced", 1),
     ("cpu_total", "CPU, launch -> marker, paced", "s", "paced", 1),
     ("full_speed", "full speed: first byte -> marker on screen", "s", "full", 1),
@@ -297,7 +397,7 @@ ROWS = [
 
 
 def _fmt(v: float, unit: str) -> str:
-    if unit == "ms":
+    if unit in ("ms", ""):
         return f"{v:.0f}"
     if unit == "MiB":
         return f"{v:.0f}"
@@ -320,7 +420,7 @@ def table(results: list[dict], apps: list[str]) -> str:
     out = [head, sep]
     for label, unit, cells in cols:
         base = statistics.median(cells["birdie"]) if cells.get("birdie") else None
-        row = [f"{label} ({unit})"]
+        row = [f"{label} ({unit})" if unit else label]
         for app in apps:
             vals = cells[app]
             if not vals:
@@ -353,6 +453,14 @@ def main() -> None:
     ap.add_argument("--settle-cap", type=float, default=20.0,
                     help="after the marker shows, wait at most this long for the app to go idle")
     ap.add_argument("--no-settle", action="store_true", help="stop each run when the marker shows")
+    ap.add_argument("--keys-every", type=float, default=0.0, metavar="S",
+                    help="paced mode, birdie-tui: type a key every S seconds while the reply "
+                         "streams and time each one until it shows in the composer (0 = off)")
+    ap.add_argument("--keys-char", default="%", help="the key typed (absent from the reply)")
+    ap.add_argument("--keys-poll-ms", type=float, default=3.0,
+                    help="capture interval while a typed key has not shown yet")
+    ap.add_argument("--keys-max", type=int, default=500,
+                    help="keys per run at most (the composer shows ~8 rows of them)")
     ap.add_argument("--width", type=int, default=120)
     ap.add_argument("--height", type=int, default=40)
     ap.add_argument("--json", metavar="PATH", help="write every run's raw result here")
@@ -385,7 +493,7 @@ def main() -> None:
                     results.append(r)
                     brief = ", ".join(f"{k}={r[k]:.3f}" for k in
                                       ("first_paint", "first_token_on_screen", "stale_max",
-                                       "full_speed", "cpu_reply", "rss_idle_mb") if k in r)
+                                       "full_speed", "cpu_reply", "rss_idle_mb", "key_p95") if k in r)
                     status = "ok" if r["ok"] else f"FAILED: {r.get('error')}"
                     print(f"[{i + 1}/{opts.runs}] {mode:5} {app:10} {r['wall']:5.1f}s {status}  {brief}",
                           flush=True)
@@ -406,6 +514,14 @@ def main() -> None:
     print(f"Medians (min–max) of {opts.runs} runs; ratio = app median / birdie-tui median.")
     print()
     print(table(results, apps))
+    for app in apps:
+        lat = [x for r in results if r["app"] == app for x in r.get("key_latencies", [])]
+        if lat:
+            lost = sum(r.get("key_lost", 0) for r in results if r["app"] == app)
+            print(f"\n{peers_label(app)}: {len(lat)} keys typed while streaming, all runs pooled: "
+                  f"send -> in the composer p50 {pct(lat, 0.5) * 1000:.1f} ms, "
+                  f"p95 {pct(lat, 0.95) * 1000:.1f} ms, max {max(lat) * 1000:.0f} ms; "
+                  f"{lost} not shown")
     if opts.screens:
         for app in apps:
             last = [r for r in results if r["app"] == app and r.get("screen")]

@@ -1,12 +1,23 @@
-"""Streaming: the real app, headless, streaming a long offline reply — throughput and responsiveness.
+"""Streaming: the real app, headless, streaming a long reply — throughput and responsiveness.
 
-Each run is a fresh interpreter running `create_app([])` under `App.run_test(size=(120, 40))` with
-the offline model (no API key, BIRDIE_HOME in a temp dir, BIRDIE_OFFLINE_TPS unset = full speed
-unless --tps). After the engine is ready the bench sends one message; the offline model quotes it
-back as a blockquote plus a few lines, one "token" event per word. Variants:
+Each run is a fresh interpreter running `create_app([])` under `App.run_test(size=(120, 40))`
+(BIRDIE_HOME in a temp dir). The reply comes from one of two sources (--source):
 
-  prose  ~10,000 words in paragraphs of 100 words → a reply of ≥ 10,000 tokens
-  list   a Markdown list of 200 items (STACK-NOTES: a growing list is O(n) per flush)
+  sse      (default) the loopback OpenAI-compatible server of `sse_server.py`, run by this
+           (parent) process, as `peers.py` points birdie-tui at it: OPENAI_BASE_URL, a dummy
+           OPENAI_API_KEY, LLM_VENDOR=openai. The bench sends a one-line prompt; the server
+           streams the variant's reply, one SSE event per word, at --tps tokens/s (unset: the
+           whole reply in one write). Only the first chat request of a run gets it (a title
+           request gets two words).
+  offline  the offline model (no API key; BIRDIE_OFFLINE_TPS = --tps, unset = full speed),
+           sent the variant's text as the message. It now quotes only the start of a long
+           message (`providers/offline_replies.py`), so this no longer makes a long reply.
+
+Variants (the reply with --source sse, the message with --source offline):
+
+  prose  --words words (10,000) of Markdown: prose paragraphs, a bullet list, a fenced code
+         block (sse: `sse_server.reply_text`, ≥ 10,000 tokens); offline: paragraphs of 100 words
+  list   a Markdown list of --items items, 200 (STACK-NOTES: a growing list is O(n) per flush)
 
 Measured per run:
   tokens       words in the EngineEvent("token") messages posted (via `message_hook`,
@@ -30,6 +41,7 @@ Measured per run:
 
     python bench/streaming.py [--runs 3] [--variant prose|list|both] [--words 10000]
                               [--items 200] [--tps N] [--cap SECONDS] [--json]
+                              [--source sse|offline]
 """
 
 from __future__ import annotations
@@ -44,9 +56,18 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sse_server  # noqa: E402  (bench/, next to this file)
 
 PRESS_EVERY = 0.1
 KEY_TIMEOUT = 10.0
+# The prompt the app sends with --source sse: one line; the reply is the server's. It has
+# PROMPT_WORD, which the server looks for so a side request (a title) gets a short reply.
+SSE_PROMPT = "Please write the bird survey report"
+PROMPT_WORD = "survey"
 
 WORDS = ("the quick brown fox jumps over a lazy dog while seven tired engineers review "
          "streaming markdown output in a terminal user interface").split()
@@ -248,34 +269,58 @@ async def run_once(text: str, cap: float) -> dict:
         return result
 
 
-def child(variant: str, words: int, items: int, cap: float) -> None:
-    text = prose_message(words) if variant == "prose" else list_message(items)
+def child(variant: str, words: int, items: int, cap: float, source: str) -> None:
+    if source == "sse":
+        text = SSE_PROMPT
+    else:
+        text = prose_message(words) if variant == "prose" else list_message(items)
     result = asyncio.run(run_once(text, cap))
     result["variant"] = variant
     result["message_words"] = len(text.split())
     print("RESULT " + json.dumps(result))
 
 
+def reply_tokens(variant: str, opts: argparse.Namespace) -> list[str]:
+    """What the loopback server streams for ``variant``: one token per word (and its space)."""
+    if variant == "prose":
+        return sse_server.reply_tokens(opts.words)
+    return sse_server.tokenize(list_message(opts.items))
+
+
 # ----------------------------------------------------------------------------- parent
-def sample(variant: str, opts: argparse.Namespace) -> dict:
+def sample(variant: str, opts: argparse.Namespace,
+           srv: sse_server.SSEServer | None = None) -> dict:
     env = {**os.environ, "BIRDIE_HOME": tempfile.mkdtemp(prefix="birdie-stream-")}
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GEMINI_API_KEY",
-                "LLM_VENDOR", "LLM_PROVIDER_CONFIG", "BIRDIE_OFFLINE_TPS"):
+                "LLM_VENDOR", "LLM_MODEL", "LLM_PROVIDER_CONFIG", "BIRDIE_OFFLINE_TPS",
+                "OPENAI_BASE_URL"):
         env.pop(key, None)
-    if opts.tps:
+    if srv is not None:
+        # As peers.birdie_spec points the app at the server (the same variables).
+        srv.reset()
+        srv.tokens = reply_tokens(variant, opts)
+        srv.text = "".join(srv.tokens)
+        env |= {"OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
+                "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
+    elif opts.tps:
         env["BIRDIE_OFFLINE_TPS"] = str(opts.tps)
     cmd = [sys.executable, __file__, "--child", variant, "--words", str(opts.words),
-           "--items", str(opts.items), "--cap", str(opts.cap)]
+           "--items", str(opts.items), "--cap", str(opts.cap), "--source", opts.source]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1200)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
     if out.returncode != 0 or not lines:
         raise SystemExit(f"child failed (rc {out.returncode}):\n{out.stdout[-3000:]}\n"
                          f"{out.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    result = json.loads(lines[-1][len("RESULT "):])
+    if srv is not None:
+        recs = srv.long_records()
+        result["served_tokens"] = recs[0].tokens_sent if recs else 0
+    return result
 
 
 COLUMNS = [
     ("complete", "runs complete", "{}"),
+    ("served_tokens", "tokens served (sse)", "{:.0f}"),
     ("tokens", "tokens posted", "{:.0f}"),
     ("tokens_handled", "tokens handled", "{:.0f}"),
     ("to_first_token_s", "send→1st tok s", "{:.2f}"),
@@ -305,7 +350,10 @@ def table(results: dict[str, list[dict]]) -> str:
     for key, label, fmt in COLUMNS:
         cells = []
         for name in names:
-            values = [r[key] for r in results[name]]
+            values = [r[key] for r in results[name] if key in r]
+            if not values:
+                cells.append("–")
+                continue
             if key == "complete":
                 cells.append(f"{sum(values)}/{len(values)}")
                 continue
@@ -320,7 +368,11 @@ def main() -> None:
     parser.add_argument("--variant", choices=["prose", "list", "both"], default="both")
     parser.add_argument("--words", type=int, default=10_000)
     parser.add_argument("--items", type=int, default=200)
-    parser.add_argument("--tps", type=float, default=None, help="BIRDIE_OFFLINE_TPS (default: unset)")
+    parser.add_argument("--tps", type=float, default=None,
+                        help="tokens/s: the server's pace (sse) or BIRDIE_OFFLINE_TPS (offline); "
+                             "default: unset, full speed")
+    parser.add_argument("--source", choices=["sse", "offline"], default="sse",
+                        help="where the reply comes from (see the module's doc)")
     parser.add_argument("--cap", type=float, default=180.0,
                         help="stop a run this many seconds after its first token (reported as "
                              "incomplete: tokens handled so far)")
@@ -328,14 +380,35 @@ def main() -> None:
     parser.add_argument("--child", choices=["prose", "list"], help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
-        child(opts.child, opts.words, opts.items, opts.cap)
+        child(opts.child, opts.words, opts.items, opts.cap, opts.source)
         return
     variants = ["prose", "list"] if opts.variant == "both" else [opts.variant]
     labels = {"prose": f"prose {opts.words // 1000}k words", "list": f"list {opts.items} items"}
     results: dict[str, list[dict]] = {labels[v]: [] for v in variants}
+    srv = None
+    if opts.source == "sse":
+        srv = sse_server.SSEServer(tps=opts.tps or 0, tokens=opts.words, prompt_word=PROMPT_WORD,
+                                   long_once=True).start()
+    try:
+        run_all(opts, variants, labels, results, srv)
+    finally:
+        if srv is not None:
+            srv.stop()
+    if srv is not None:
+        speed = f"loopback SSE server at {opts.tps:g} tok/s" if opts.tps else \
+            "loopback SSE server, the whole reply in one write"
+    else:
+        speed = (f"offline model at BIRDIE_OFFLINE_TPS={opts.tps:g}" if opts.tps
+                 else "offline model at full speed")
+    print(f"\nruns: {opts.runs}, {speed}, headless 120x40")
+    print(table(results))
+
+
+def run_all(opts: argparse.Namespace, variants: list[str], labels: dict[str, str],
+            results: dict[str, list[dict]], srv: sse_server.SSEServer | None) -> None:
     for run in range(opts.runs):  # one at a time; variants interleaved
         for v in variants:
-            r = sample(v, opts)
+            r = sample(v, opts, srv)
             results[labels[v]].append(r)
             print(f"run {run + 1} {labels[v]}: {r['tokens_handled']}/{r['tokens']} tokens handled "
                   f"in {r['stream_s']:.2f} s{'' if r['complete'] else ' (cut at --cap)'}, "
@@ -343,9 +416,6 @@ def main() -> None:
                   f"lag max {r['lag_max_ms']:.0f} ms", flush=True)
             if opts.json:
                 print(json.dumps(r))
-    speed = f"BIRDIE_OFFLINE_TPS={opts.tps:g}" if opts.tps else "full speed"
-    print(f"\nruns: {opts.runs}, offline model at {speed}, headless 120x40")
-    print(table(results))
 
 
 if __name__ == "__main__":
