@@ -19,7 +19,8 @@ from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
-from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
+from tests.tui.app.conftest import (last_reply, row_of, send, session_id as shown_session,
+                                    wait_for, wait_ready, wait_turn)
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 ARMED = ApprovalScreen.ARM_SECONDS + 0.1
@@ -54,19 +55,6 @@ def paced_server(tmp_path_factory):
                            env={"BIRDIE_OFFLINE_TPS": "20"})
     yield started
     started.stop()
-
-
-def shown_session(app) -> str:
-    return app.birdie.status().session_id
-
-
-def row_of(app, session_id: str):
-    return next(row for row in app.birdie.session_rows() if row.id == session_id)
-
-
-def last_reply(app) -> str:
-    replies = list(app.query(AssistantMessage))
-    return replies[-1].text if replies else ""
 
 
 def sent(app) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from birdie_tui.tui import create_app
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from tests.agent.conftest import write_skills
 
 
@@ -76,6 +77,17 @@ def session_id(app) -> str:
 
 def turns(app) -> int:
     return app.birdie.status().turns
+
+
+def row_of(app, sid: str):
+    """The session browser's row of `sid`."""
+    return next(row for row in app.birdie.session_rows() if row.id == sid)
+
+
+def last_reply(app) -> str:
+    """The text of the last reply in the chat ("" before any)."""
+    replies = list(app.query(AssistantMessage))
+    return replies[-1].text if replies else ""
 
 
 def skill(app, name: str):

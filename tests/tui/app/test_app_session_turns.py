@@ -16,25 +16,13 @@ from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
 
 from ...conftest import clean_env
-from .conftest import send, wait_for, wait_ready, wait_turn
+from .conftest import last_reply, row_of, send, wait_for, wait_ready, wait_turn
+from .conftest import session_id as shown_session
 
 pytestmark = pytest.mark.app  # the whole app under Pilot (CONTRIBUTING.md, Test tiers)
 
 WORDS = " ".join(f"w{i}" for i in range(60))
 MESSAGE = f"tell me {WORDS} finale"
-
-
-def shown_session(app) -> str:
-    return app.birdie.status().session_id
-
-
-def row_of(app, session_id: str):
-    return next(row for row in app.birdie.session_rows() if row.id == session_id)
-
-
-def last_reply(app) -> str:
-    replies = list(app.query(AssistantMessage))
-    return replies[-1].text if replies else ""
 
 
 async def start_slow_turn(pilot, app, monkeypatch, tps: str) -> str:
