@@ -69,6 +69,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import peers  # noqa: E402
+from quantiles import pct  # noqa: E402
 from sse_server import END_WORD, START_WORD, SSEServer  # noqa: E402
 from terminal import Terminal  # noqa: E402
 
@@ -113,16 +114,6 @@ def staleness(events: list[float], start: float, end: float) -> tuple[float, flo
     points = [start] + sorted(t for t in events if start < t < end) + [end]
     gap, at = max((b - a, a - start) for a, b in zip(points, points[1:]))
     return gap, at
-
-
-def pct(values: list[float], q: float) -> float:
-    """The q-quantile of ``values``, linear between the closest ranks (as bench/streaming.py)."""
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    k = (len(values) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
 class Typist:

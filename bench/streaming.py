@@ -61,6 +61,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sse_server  # noqa: E402  (bench/, next to this file)
+from quantiles import pct  # noqa: E402
 
 PRESS_EVERY = 0.1
 KEY_TIMEOUT = 10.0
@@ -83,15 +84,6 @@ def prose_message(words: int) -> str:
 def list_message(items: int) -> str:
     return "\n".join(f"- item {i}: {WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}"
                      for i in range(1, items + 1))
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    k = (len(values) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
 # ----------------------------------------------------------------------------- one run (child)
