@@ -4,6 +4,7 @@ async generator (`_vendor_stream`) over their SDK; streaming shape, usage, error
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -17,6 +18,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
+from birdie_tui.providers.coalesce import coalesce
 from birdie_tui.providers.errors import ProviderError, StreamCut, classify_error
 from birdie_tui.providers.streaming import ToolCallChunks, usage_metadata
 from birdie_tui.providers.tokens import estimate_message_tokens, estimate_tokens
@@ -103,11 +105,14 @@ class SDKChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         state = StreamState()
         try:
-            async for chunk in self._vendor_stream(messages, kwargs.get("tools") or [], stop,
-                                                   state):
-                if isinstance(chunk.content, str) and chunk.content:
-                    state.text.append(chunk.content)
-                yield ChatGenerationChunk(message=chunk)
+            # Paced text is merged per window (providers/coalesce.py): every adapter's chunks.
+            chunks = coalesce(self._vendor_stream(messages, kwargs.get("tools") or [], stop,
+                                                  state))
+            async with contextlib.aclosing(chunks):  # its read task ends with this call
+                async for chunk in chunks:
+                    if isinstance(chunk.content, str) and chunk.content:
+                        state.text.append(chunk.content)
+                    yield ChatGenerationChunk(message=chunk)
             if state.finish_reason is None:
                 raise StreamCut("stream ended before the end-of-message marker")
         except (asyncio.CancelledError, GeneratorExit):

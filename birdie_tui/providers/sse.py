@@ -3,7 +3,8 @@
 `SSEReader.feed(data)` returns the `data:` payloads of the events completed by `data`; a
 network read at full speed holds hundreds of them, a paced stream one. The adapter merges the
 text of one read into one chunk, so a reply sent all at once costs a few dozen chunks on the
-way to the screen instead of one per token, while a paced one still streams token by token.
+way to the screen instead of one per token; a paced one, one read per token, is merged per
+window after that (`providers/coalesce.py`).
 """
 
 from __future__ import annotations

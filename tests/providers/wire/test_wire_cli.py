@@ -69,3 +69,22 @@ def test_provider_error_mid_turn_is_one_line(server, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert err == "birdie-tui: openai: authentication failed (401) — check OPENAI_API_KEY\n"
     assert SECRET not in out + err
+
+
+def test_paced_stream_json_keeps_the_event_contract(server, isolated_home):
+    """`--print --output-format stream-json` against a fast-paced OpenAI-compatible stream:
+    every line is still a contract event, tokens are merged (fewer than sent) and their text
+    is the whole reply, once (a subprocess, as scripts run it)."""
+    from tests.cli.helpers import run_cli
+    from tests.cli.test_cli_print import check_contract
+
+    words = [f"w{i} " for i in range(60)]
+    reply = VENDORS["openai"].reply(words)
+    reply.gap = 0.005
+    server.script(reply)
+    proc = run_cli(isolated_home, "--print", "hi", "--output-format", "stream-json", env={
+        "OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": f"{server.url}/v1", "LLM_VENDOR": "openai"})
+    events = check_contract(proc)
+    tokens = [e["text"] for e in events if e["type"] == "token"]
+    assert "".join(tokens) == "".join(words) and 2 <= len(tokens) < len(words)
+    assert events[-1] == {"type": "done", "text": "".join(words)}

@@ -45,9 +45,10 @@ def call_ids(vendor: str, body: dict) -> list[str]:
 
 
 async def test_text_streams_token_by_token(vendor, server, make_engine):
-    """Each vendor's paced text stream arrives token by token with one usage."""
+    """Each vendor's text stream paced slower than the merging window arrives token by token
+    with one usage."""
     reply = vendor.reply(["Hel", "lo, ", "world", "!"])
-    reply.gap = 0.03
+    reply.gap = 0.1  # slower than the merging window (providers/coalesce.py)
     server.script(reply)
     engine = await make_engine(vendor.config(server))
     events = await run(engine, "hello")
@@ -103,6 +104,35 @@ async def test_tool_call_round_trip(vendor, server, make_engine):
     history = await engine.messages()
     assert [type(m) for m in history] == [HumanMessage, AIMessage, ToolMessage, AIMessage]
     assert history_problems(history) == []
+
+
+async def test_a_fast_paced_reply_is_merged_per_window(vendor, server, make_engine):
+    """Each vendor's stream paced faster than the window (a token every 5 ms) reaches the turn
+    in a few merged tokens, the first one alone and at once, the text exact and in order."""
+    words = [f"w{i} " for i in range(60)]
+    reply = vendor.reply(words)
+    reply.gap = 0.005
+    server.script(reply)
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "paced")
+    tokens = [e.text for e in events if e.type == "token"]
+    assert "".join(tokens) == "".join(words)
+    assert tokens[0] == "w0 " and 2 <= len(tokens) <= 30
+    assert kinds(events).count("usage") == 1 and events[-1].text == "".join(words)
+
+
+async def test_a_fast_paced_tool_call_still_parses(vendor, server, make_engine):
+    """Text merged per window does not disturb a tool call streamed at the same pace: its
+    arguments arrive whole and the call runs."""
+    first = vendor.reply(["Let ", "me ", "check."], [ECHO])
+    first.gap = 0.005
+    server.script(first, vendor.reply(["done"]))
+    engine = await make_engine(vendor.config(server))
+    events = await run(engine, "please echo")
+    assert "".join(e.text for e in events if e.type == "token").startswith("Let me check.")
+    call = next(e for e in events if e.type == "tool_call")
+    assert (call.name, call.args) == ("echo_text", {"text": "it works"})
+    assert next(e for e in events if e.type == "tool_result").content == "it works"
 
 
 async def test_a_reply_sent_at_once_arrives_in_few_chunks(server, make_engine):

@@ -1,0 +1,122 @@
+"""The window that merges a paced stream's text (birdie_tui/providers/coalesce.py), on a
+scripted source with real time between chunks. Windows are wide (0.2 s) so a loaded machine
+cannot reorder what the tests compare."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from langchain_core.messages import AIMessageChunk
+
+from birdie_tui.providers.coalesce import coalesce
+
+WINDOW = 0.2
+
+
+class Script:
+    """An async source of chunks, each after its own delay; records when each went out and
+    whether the source was closed."""
+
+    def __init__(self, steps: list[tuple[float, AIMessageChunk | Exception]]) -> None:
+        self.steps = steps
+        self.sent: list[float] = []
+        self.closed = False
+
+    async def stream(self) -> AsyncIterator[AIMessageChunk]:
+        loop = asyncio.get_running_loop()
+        try:
+            for delay, item in self.steps:
+                await asyncio.sleep(delay)
+                if isinstance(item, Exception):
+                    raise item
+                self.sent.append(loop.time())
+                yield item
+        finally:
+            self.closed = True
+
+
+async def collect(script: Script, window: float = WINDOW
+                  ) -> list[tuple[float, AIMessageChunk]]:
+    loop = asyncio.get_running_loop()
+    return [(loop.time(), chunk) async for chunk in coalesce(script.stream(), window)]
+
+
+def text(words: list[str]) -> list[tuple[float, AIMessageChunk]]:
+    return [(0.0 if i == 0 else 0.01, AIMessageChunk(content=w)) for i, w in enumerate(words)]
+
+
+async def test_paced_text_is_merged_with_the_first_chunk_at_once():
+    """Text every 10 ms leaves in a few chunks, exact and in order; the first goes out as it
+    arrives, not a window later."""
+    words = [f"w{i} " for i in range(50)]
+    script = Script(text(words))
+    out = await collect(script)
+    assert "".join(c.content for _, c in out) == "".join(words)
+    assert 2 <= len(out) < 10
+    assert out[0][1].content == "w0 "
+    assert out[0][0] - script.sent[0] < WINDOW / 2
+
+
+async def test_held_text_leaves_when_the_window_ends_not_with_the_next_byte():
+    """After a pause longer than the window, what was held has already gone out, a window
+    after the last text, long before the next chunk arrives."""
+    script = Script(text(["a", "b"]) + [(1.0, AIMessageChunk(content="c"))])
+    out = await collect(script)
+    assert [c.content for _, c in out] == ["a", "b", "c"]
+    assert out[1][0] - out[0][0] < WINDOW * 1.75
+    assert out[1][0] < script.sent[2] - 0.5
+    assert out[2][0] - script.sent[2] < WINDOW / 2  # after a pause: at once
+
+
+async def test_the_end_of_the_stream_sends_what_is_held_at_once():
+    """The last text goes out when the stream ends, not when its window would."""
+    script = Script(text(["a", "b", "c"]))
+    out = await collect(script)
+    assert [c.content for _, c in out] == ["a", "bc"]
+    assert out[-1][0] - script.sent[-1] < WINDOW / 2
+
+
+async def test_a_tool_call_piece_sends_held_text_first_and_passes_as_is():
+    """Order holds across kinds: held text, then the tool-call piece unmerged, then the
+    final chunk with usage."""
+    piece = {"type": "tool_call_chunk", "index": 0, "args": "{}", "id": "c1", "name": "echo"}
+    call = AIMessageChunk(content="", tool_call_chunks=[piece])  # type: ignore[list-item]
+    last = AIMessageChunk(content="", response_metadata={"finish_reason": "tool_calls"})
+    script = Script(text(["a", "b"]) + [(0.01, call), (0.01, AIMessageChunk(content="c")),
+                                       (0.01, last)])
+    out = [c for _, c in await collect(script)]
+    assert out[:2] == [AIMessageChunk(content="a"), AIMessageChunk(content="b")]
+    assert out[2] is call
+    assert [c.content for c in out[3:-1]] == ["c"] and out[-1] is last
+
+
+async def test_a_failure_sends_held_text_then_raises():
+    """Text that arrived before the stream broke is still delivered, then the error."""
+    script = Script(text(["a", "b"]) + [(0.01, ConnectionError("cut"))])
+    seen: list[str] = []
+    with pytest.raises(ConnectionError):
+        async for chunk in coalesce(script.stream(), WINDOW):
+            seen.append(chunk.content)  # type: ignore[arg-type]
+    assert seen == ["a", "b"]
+
+
+async def test_closing_early_cancels_the_read_and_closes_the_source():
+    """A consumer that stops (a cancelled turn) leaves no read running: the source is closed."""
+    script = Script(text(["a"]) + [(5.0, AIMessageChunk(content="never"))])
+    chunks = coalesce(script.stream(), WINDOW)
+    assert (await anext(chunks)).content == "a"
+    reading = asyncio.ensure_future(anext(chunks))
+    await asyncio.sleep(0.05)
+    reading.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reading
+    await chunks.aclose()
+    assert script.closed
+
+
+async def test_no_window_passes_every_chunk_through():
+    """A window of 0 keeps one chunk per source chunk."""
+    script = Script(text(["a", "b", "c"]))
+    assert [c.content for _, c in await collect(script, 0)] == ["a", "b", "c"]
