@@ -8,12 +8,13 @@ flush that took d seconds is followed by at least d seconds of idle loop, so the
 answering keys however slow rendering gets.
 
 Textual's Markdown mounts ~10 widgets per short reply (300 replies ≈ 9 s), so replayed history
-can ask for `lite=True`: one Static rendering rich's Markdown (300 replies ≈ 0.5 s).
+can ask for `lite=True`: one `LiteReply`, rich's Markdown kept as lines (300 replies ≈ 0.5 s).
+A live reply becomes one too once it is far enough up the chat (`to_lite`, the chat decides).
 
 A reply that arrives faster than it can be streamed into Markdown (a fast model, or one that
 sends everything at once) catches up instead of draining: its last part is rendered as
 Markdown at once and mounted first, so the end is on screen within a frame or two, and the
-parts before it are mounted above it as lite Statics, one per tick (never one long freeze).
+parts before it are mounted above it as `LiteReply` parts, one per tick (never one long freeze).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import asyncio
 import re
 import time
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
@@ -33,6 +34,7 @@ from textual.widgets.markdown import MarkdownStream
 
 from birdie_tui.screen_text import clean
 from birdie_tui.tui import collector
+from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
@@ -40,7 +42,7 @@ BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much so
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
 CATCH_UP_CHARS = 2 * SPLIT_CHARS  # a backlog this big at the end is caught up, not drained
 COLLAPSE_FINISHED = True
-LITE_CHARS = 3_000  # caught-up parts are joined into lite Statics of about this size
+LITE_CHARS = 3_000  # caught-up parts are joined into lite parts of about this size
 # A top-level list item ("- x", "* x", "+ x", "12. x"): never a setext underline or a rule.
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) +\S")
 
@@ -143,6 +145,9 @@ def _unquote(line: str) -> str:
 class AssistantMessage(Widget):
     """One assistant turn. Call `append` per token, `finish` (or `mark_interrupted`) at the end."""
 
+    class PartDone(Message):
+        """A long reply finished one of its parts: the log may fold what scrolled far up."""
+
     # Neither it nor its Markdown draws anything but background under its children (no border,
     # no text), yet while a reply streams both grow every few flushes, and a resized widget
     # re-renders every visible line through the styles cache: two thirds of the lines a frame
@@ -230,8 +235,8 @@ class AssistantMessage(Widget):
     @property
     def rendered_text(self) -> str:
         """The text that reached the screen, part by part (Markdown or caught-up lite)."""
-        return "".join(md.source if isinstance(md, Markdown) else getattr(md, "source", "")
-                       for md in self.children)
+        return "".join(part.source for part in self.children
+                       if isinstance(part, (Markdown, LiteReply)))
 
     @property
     def lite(self) -> bool:
@@ -239,7 +244,7 @@ class AssistantMessage(Widget):
 
     def compose(self) -> ComposeResult:
         if self._lite:
-            yield Static(RichMarkdown(self.text), classes="lite")
+            yield LiteReply(self.text)
         else:
             yield self._markdown
         if self._interrupted:
@@ -302,16 +307,15 @@ class AssistantMessage(Widget):
         await self._stream.stop()
         if COLLAPSE_FINISHED:
             await self._collapse(self._markdown)
+        self.post_message(self.PartDone())
         self._markdown = ReplyMarkdown()
         await self.mount(self._markdown)
         self._stream = Markdown.get_stream(self._markdown)
 
     async def _collapse(self, markdown: Markdown) -> None:
-        """A finished part becomes one lite Static: its dozens of block widgets would otherwise
+        """A finished part becomes one `LiteReply`: its dozens of block widgets would otherwise
         be laid out again on every frame of the rest of the reply."""
-        lite = Static(RichMarkdown(markdown.source), classes="lite")
-        lite.source = markdown.source  # type: ignore[attr-defined]
-        await self.mount(lite, before=markdown)
+        await self.mount(LiteReply(markdown.source), before=markdown)
         await markdown.remove()
 
     async def finish(self) -> None:
@@ -376,10 +380,21 @@ class AssistantMessage(Widget):
         await self.mount(last)
         for text in _joined(parts, LITE_CHARS):  # parts end at block boundaries: joinable
             await asyncio.sleep(0)  # the loop between parts: keys and frames go on
-            lite = Static(RichMarkdown(text), classes="lite")
-            lite.source = text  # type: ignore[attr-defined]
-            await self.mount(lite, before=last)
+            await self.mount(LiteReply(text), before=last)
             self.flush_count += 1
+
+    async def to_lite(self) -> bool:
+        """A rendered reply's Markdown widgets replaced by one `LiteReply` of its whole text
+        (the interrupted note stays). False when it is already lite or still rendering."""
+        if self._lite or not self._rendered or not self.is_mounted:
+            return False
+        self._lite = True
+        parts = [child for child in self.children if isinstance(child, (Markdown, LiteReply))]
+        if not parts:
+            return False
+        await self.mount(LiteReply(self.text), before=parts[0])
+        await self.remove_children(parts)
+        return True
 
     async def mark_interrupted(self) -> None:
         """Finish, then say so: the user stopped the turn before it ended."""

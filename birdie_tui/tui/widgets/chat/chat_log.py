@@ -7,14 +7,16 @@ the reply streams unless the user has scrolled up.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, TypeVar
+from typing import Any, TypeVar
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
 from birdie_tui.service.rows import TranscriptItem
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.folding import Fold
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
@@ -22,8 +24,9 @@ from birdie_tui.tui.widgets.chat.user_message import UserMessage
 W = TypeVar("W", bound=Widget)
 
 MAX_WIDGETS = 300
-# Replayed replies older than this many from the end use the cheap renderer (see AssistantMessage).
-REPLAY_FULL_MARKDOWN = 12
+# Replies older than this many from the end use the cheap renderer (see AssistantMessage), both
+# replayed ones and live ones that new replies pushed up.
+FULL_MARKDOWN_REPLIES = 12
 PRUNED_TEXT = "… earlier messages hidden"
 
 
@@ -47,6 +50,7 @@ class ChatLog(VerticalScroll):
         self._tools: dict[str, ToolBlock] = {}
         self._tool_output_mode = "full"
         self._pruned_notice: Notice | None = None
+        self._fold = Fold(self)
 
     def on_mount(self) -> None:
         self.anchor()
@@ -65,7 +69,9 @@ class ChatLog(VerticalScroll):
 
     def start_reply(self) -> AssistantMessage:
         """A new streaming reply at the bottom; feed it with `append`, end with `finish`."""
-        return self._add(AssistantMessage())
+        reply = self._add(AssistantMessage())
+        self.call_after_refresh(self._settle_older)
+        return reply
 
     def add_tool_call(self, call_id: str, name: str, args: dict[str, Any]) -> ToolBlock:
         block = ToolBlock(call_id, name, args, mode=self._tool_output_mode)
@@ -101,6 +107,7 @@ class ChatLog(VerticalScroll):
         if mode not in TOOL_OUTPUT_MODES:
             raise ValueError(f"tool output mode must be one of {TOOL_OUTPUT_MODES}, not {mode!r}")
         self._tool_output_mode = mode
+        self._fold.unfold()  # folded blocks change height too
         for block in self.query_children(ToolBlock):
             block.set_mode(mode)
 
@@ -115,6 +122,7 @@ class ChatLog(VerticalScroll):
     async def clear_log(self) -> None:
         self._tools.clear()
         self._pruned_notice = None
+        self._fold.reset()
         await self.remove_children()
 
     async def replay(self, items: list[TranscriptItem]) -> None:
@@ -134,7 +142,7 @@ class ChatLog(VerticalScroll):
             elif item.role == "assistant":
                 if _is_reply(item):
                     replies_left -= 1
-                    lite = replies_left >= REPLAY_FULL_MARKDOWN
+                    lite = replies_left >= FULL_MARKDOWN_REPLIES
                     widgets.append(AssistantMessage.static(item.content, lite=lite))
                 for call in item.tool_calls:
                     block = ToolBlock(call.id, call.name or "tool", dict(call.args), mode=mode)
@@ -163,11 +171,51 @@ class ChatLog(VerticalScroll):
                 await self._ensure_pruned_notice()
         self.scroll_end(animate=False, immediate=True)
 
+    async def _settle_older(self) -> None:
+        """Older entries cost less to lay out (see `Fold` and `AssistantMessage.to_lite`): every
+        full layout walks each displayed widget, so at a few hundred turns the old ones, not the
+        new text, set what a streamed frame costs. Only while following the bottom: heights may
+        change, which would move what a reader scrolled up to is looking at."""
+        if self.scroll_y < self.max_scroll_y:
+            return
+        replies = [child for child in self.children if isinstance(child, AssistantMessage)]
+        for reply in replies[:-FULL_MARKDOWN_REPLIES]:
+            if not reply.lite:
+                await reply.to_lite()
+        self.call_after_refresh(self._fold_far_entries)
+
+    def on_assistant_message_part_done(self, message: AssistantMessage.PartDone) -> None:
+        self.call_after_refresh(self._fold_far_entries)  # a long reply pushed entries up
+
+    async def _fold_far_entries(self) -> None:
+        """Fold what scrolled far up. A reply is made lite first and measured after that
+        layout, so a folded entry's height never changes while it is hidden."""
+        if self.scroll_y < self.max_scroll_y:
+            return
+        entries = self._entries()
+        far = self._fold.foldable(entries)
+        converted = [reply for reply in far
+                     if isinstance(reply, AssistantMessage) and await reply.to_lite()]
+        if converted:
+            self.call_after_refresh(self._fold_far_entries)
+        elif far:
+            await self._fold.fold(entries)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value and self._fold.near():
+            self._fold.unfold()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._fold.width:
+            self._fold.unfold()  # its heights are the old width's
+
     # -- pruning ------------------------------------------------------------------------------
 
     def _entries(self) -> list[Widget]:
-        """Children that count towards `MAX_WIDGETS` (not the "hidden" notice)."""
-        return [child for child in self.children if child is not self._pruned_notice]
+        """Children that count towards `MAX_WIDGETS` (not the "hidden" notice nor the fold)."""
+        return [child for child in self.children
+                if child is not self._pruned_notice and child is not self._fold.space]
 
     def _prune(self) -> None:
         entries = self._entries()
@@ -179,7 +227,8 @@ class ChatLog(VerticalScroll):
         self.remove_children(old)
         self.call_later(self._ensure_pruned_notice)
 
-    def _forget(self, widgets: Iterable[Widget]) -> None:
+    def _forget(self, widgets: list[Widget]) -> None:
+        self._fold.forget(widgets)
         gone = {id(widget) for widget in widgets}
         for call_id in [cid for cid, block in self._tools.items() if id(block) in gone]:
             del self._tools[call_id]
