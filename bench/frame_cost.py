@@ -16,6 +16,7 @@ that runs `create_app([])` under `App.run_test(size=(120, 40))` with the same va
                 (this is work the real app does; it is counted in cpu)
   markdown      `Markdown.append` (parse of the last block, its widgets updated or mounted)
   rows          lines rendered per paint (`render_lines`), by widget class
+  paints        compositor refreshes that drew something (a refresh may find nothing to draw)
   gaps          the worst gap between two paints in the window
 
 --profile writes a cProfile of the UI thread over the window to the given file (then the
@@ -133,6 +134,7 @@ def install(meter: Meter) -> None:
     def shown(self: App[Any], screen: Screen, renderable: Any) -> None:
         if meter.on and renderable is not None:
             meter.paints.append(time.perf_counter())
+            meter.count["paints"] += 1
             start = now()
             # Headless Textual writes nothing: do what the real driver's caller does.
             if hasattr(renderable, "render_segments"):
