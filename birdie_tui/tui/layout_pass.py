@@ -1,4 +1,4 @@
-"""One layout pass per change, not two: a Textual fix carried as a context manager.
+"""One layout pass per change, painted in one frame: two Textual fixes carried by a screen.
 
 `Screen._refresh_layout` places every widget, then tells each resized one its new size with
 `Widget._size_updated(..., layout=True)`. That assigns the `virtual_size` reactive, which is
@@ -14,14 +14,24 @@ while it runs, setting `virtual_size` neither relayouts nor repaints (a resized 
 marked dirty by `_size_updated` and painted in the same pass). Upstream, the fix is one
 argument: `widget._size_updated(region.size, virtual_size, container_size, layout=False)` in
 the full branch of `Screen._refresh_layout`.
-"""
 
+Second: the same pass moves the scrollbars of every container it resized or scrolled
+(`_scroll_update` sets their sizes and position and calls `refresh()`). A refresh reaches the
+screen as an `Update` message, after the pass has painted, so each scrollbar move was a frame of
+its own: the compositor rendered every widget under the scrollbar's rows again (the whole chat
+column, full height) to draw a 2-cell strip, ~10 extra frames a second while a reply streams
+(bench/RESULTS.md §24). The settled screen's pass paints, with what it changed, every visible
+widget the pass marked for repaint; their `Update` messages then find nothing left to draw.
+Upstream, the fix is one line before the pass's paint in `Screen._refresh_layout`:
+`compositor.update_widgets({w for w in compositor.visible_widgets if w._repaint_regions})`.
+"""
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from textual._compositor import Compositor
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
@@ -46,9 +56,26 @@ def settled_sizes() -> Iterator[None]:
         reactive._layout, reactive._repaint = saved
 
 
+def marked_in_pass(compositor: Compositor) -> set[Widget]:
+    """The visible widgets with a repaint still pending: in a pass, those the pass marked."""
+    return {widget for widget in compositor.visible_widgets if widget._repaint_regions}
+
+
 class SettledScreen(Screen[ScreenResultType]):
-    """A screen whose layout passes settle sizes in one go (see the module)."""
+    """A screen whose layout passes settle sizes in one go and paint what they mark (see the
+    module)."""
+
+    _in_layout_pass = False
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        with settled_sizes():
-            super()._refresh_layout(size, scroll)
+        self._in_layout_pass = True
+        try:
+            with settled_sizes():
+                super()._refresh_layout(size, scroll)
+        finally:
+            self._in_layout_pass = False
+
+    def _compositor_refresh(self) -> None:
+        if self._in_layout_pass:  # the pass's own paint: take the scrollbars it moved along
+            self._compositor.update_widgets(marked_in_pass(self._compositor))
+        super()._compositor_refresh()
