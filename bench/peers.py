@@ -267,7 +267,11 @@ def birdie_composer(screen: str) -> str | None:
     return None
 
 
-def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
+BIRDIE_MODEL = "gpt-4o-mini"
+
+
+def birdie_spec(base_url: str, home: Path, exe: str | None = None,
+                model: str = BIRDIE_MODEL) -> AppSpec:
     exe = exe or str(Path(sys.executable).with_name("birdie-tui"))
     if not Path(exe).exists():
         exe = "/work/venv/bin/birdie-tui"
@@ -275,7 +279,7 @@ def birdie_spec(base_url: str, home: Path, exe: str | None = None) -> AppSpec:
     bh.mkdir(parents=True, exist_ok=True)
     env = base_env(home) | {
         "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": base_url, "LLM_VENDOR": "openai",
-        "LLM_MODEL": "gpt-4o-mini", "BIRDIE_HOME": str(bh), "BIRDIE_WATCH": "0"} | birdie_code_env()
+        "LLM_MODEL": model, "BIRDIE_HOME": str(bh), "BIRDIE_WATCH": "0"} | birdie_code_env()
     version = subprocess.run([str(Path(exe).with_name("python")), "-c",
                               "import importlib.metadata as m; print(m.version('birdie-tui'))"],
                              capture_output=True, text=True).stdout.strip() or "?"
@@ -348,9 +352,10 @@ use_responses_api = false
                    [exe, "-M", "openai:gpt-4o-mini"], env, str(_workdir(home)), ready_text="dcode")
 
 
-def spec(key: str, base_url: str, home: Path, infos: dict[str, dict]) -> AppSpec:
+def spec(key: str, base_url: str, home: Path, infos: dict[str, dict],
+         birdie_model: str = BIRDIE_MODEL) -> AppSpec:
     if key == "birdie":
-        return birdie_spec(base_url, home)
+        return birdie_spec(base_url, home, model=birdie_model)
     if key == "vibe":
         return vibe_spec(base_url, home, infos["vibe"])
     if key == "deepagents":

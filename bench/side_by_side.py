@@ -31,7 +31,9 @@ gives a position; the screen's *progress* is the furthest such position (a spinn
 or a cursor blink does not move it). Staleness is the longest interval, clipped to the window
 in which the server was still sending, during which the progress did not advance. The same
 figure computed from *any* change of the pane text is reported too (``stale_any``), but an
-animated spinner or timer can hide a frozen transcript there.
+animated spinner or timer can hide a frozen transcript there. Staleness starts at the server's
+first token, so it includes the wait for that token to show; ``stale_after_first`` starts at
+the first move instead (the raw move times are in the JSON, ``moves``).
 
 **Keys during the stream** (paced, ``--keys-every 0.2``; birdie-tui only, the one app whose
 message box the bench can find on screen: ``peers.birdie_composer``): from the server's first
@@ -43,12 +45,33 @@ shows *n* of them. Reported: send -> visible p50/p95/max, and keys not visible 2
 reply's end. The fast polling and the echoes change the pane, so ``stale_any`` and tmux's own
 CPU are not comparable with a run without keys; the app's CPU includes handling the keys.
 
+**Warm turns** (``--warm-turns N``; birdie-tui only, other apps are refused): the measured reply
+comes at turn N+1 of a session the user chatted in, not on a fresh one. After first paint the
+bench types N quick turns into the same pane: a short prompt (``Note 17: how did the garden look
+today?``, without the long reply's prompt word), Enter, then it waits until that request's
+reply marker (``sse_server.warm_marker``) is on screen and the status bar no longer shows
+``● working`` (a prompt sent while a turn runs stays in the composer). The server runs with
+``warm=True``: each of those requests gets a 150-300-token Markdown reply at full speed. So the
+chat holds N live turns, rendered as they arrived (a replayed session would render its old
+replies more cheaply). Then the bench waits until the app is idle (at most ``--warm-idle-cap``
+s; also with ``--warm-turns 0``, so turn 1 and turn N+1 start alike) and the measured reply runs
+as above, with the same figures. Launch -> first answer token is not reported (it would time the
+warm-up); Enter -> first token is. Reported besides: warm-up time and CPU, one turn's time
+(p50/p95, mean of the first and last 10), RSS before the measured turn, the status line then,
+and requests beyond one per turn.
+With ``--warm-turns``, birdie-tui runs with ``LLM_MODEL=--warm-model``, ``gpt-4.1-mini`` by
+default (a 1,047,576-token window in ``providers/catalog.py``). With ``gpt-4o-mini`` (128,000)
+the estimated context of ~280 warm turns reaches ``auto_compact`` (80 % by default,
+``store/settings.py``), and the app would ask the server for a summary in the middle of the
+warm-up. That call is what the ``warm_extra_requests`` figure counts.
+
 CPU is utime+stime+cutime+cstime summed over the app's process tree from ``/proc`` (the pane's
 process is the app itself; children that exited count through their parent's cutime/cstime).
 
     python bench/side_by_side.py [--runs 3] [--apps birdie,vibe,deepagents] [--modes paced,full]
                                  [--tokens 10000] [--tps 200] [--json out.json] [--screens]
                                  [--keys-every 0.2 [--keys-char %] [--keys-poll-ms 3]]
+                                 [--warm-turns N [--warm-model gpt-4.1-mini]]   # --apps birdie
 
 Peers are installed on first use into ``${XDG_CACHE_HOME:-~/.cache}/birdie-tui-bench/`` by
 ``peers.py``; a peer that cannot be installed is skipped, with the reason printed.
@@ -187,6 +210,64 @@ def _idle_wait(term: Terminal, t0: float, not_before: float, quiet: float = 0.03
         time.sleep(0.1)
 
 
+# birdie-tui's status bar while a turn runs (tui/widgets/status_bar.py, BUSY_TEXT): a prompt
+# sent then is kept in the composer, not sent.
+BIRDIE_BUSY = "● working"
+
+
+def warm_prompt(i: int) -> str:
+    """Warm turn ``i``'s prompt: short, and without the long reply's prompt word."""
+    assert peers.PROMPT_WORD not in (p := f"Note {i}: how did the garden look today?")
+    return p
+
+
+def warm_up(term: Terminal, srv: SSEServer, n: int, opts, res: dict) -> bool:
+    """Chat ``n`` quick turns in the app's session: type a short prompt, Enter, wait until the
+    reply's marker is on screen and the app is no longer busy. Fills ``res['warm_*']``;
+    False (with ``res['error']``) when a turn never finished."""
+    poll = opts.poll_ms / 1000
+    times: list[float] = []
+    compaction_seen = False
+    t_start = time.monotonic()
+    cpu_start = term.tree_cpu()
+    for i in range(1, n + 1):
+        before = len(srv.short_records())
+
+        def answered(screen: str) -> bool:
+            recs = srv.short_records()
+            # The newest short request's marker: an extra request (a compaction summary)
+            # would come before the turn's own one.
+            return len(recs) > before and recs[-1].marker in screen and BIRDIE_BUSY not in screen
+
+        t = time.monotonic()
+        term.send_text(warm_prompt(i))
+        term.send_keys("Enter")
+        hit = term.wait_for(answered, opts.warm_timeout, poll)
+        if hit is None:
+            res["error"] = f"warm turn {i} never finished ({len(srv.short_records()) - before} requests)"
+            res["screen"] = term.capture()
+            return False
+        times.append(hit[0] - t)
+        compaction_seen = compaction_seen or "compaction" in hit[1].lower()
+    res["warm_turns"] = n
+    res["warm_s"] = time.monotonic() - t_start
+    res["cpu_warm"] = term.tree_cpu() - cpu_start
+    res["warm_times"] = times
+    if times:  # none with --warm-turns 0
+        res["warm_turn_p50"] = pct(times, 0.5)
+        res["warm_turn_p95"] = pct(times, 0.95)
+        res["warm_turn_max"] = max(times)
+        k = min(10, len(times))
+        res["warm_first10"] = statistics.mean(times[:k])
+        res["warm_last10"] = statistics.mean(times[-k:])
+    # One request per turn expected: more means the app asked for something else (a
+    # compaction summary) during warm-up.
+    res["warm_requests"] = len(srv.short_records())
+    res["warm_extra_requests"] = res["warm_requests"] - n
+    res["warm_compaction_seen"] = compaction_seen
+    return True
+
+
 def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
     srv.reset()
     srv.tps = opts.tps if mode == "paced" else 0
@@ -195,7 +276,10 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
                  "loadavg": float(Path("/proc/loadavg").read_text().split()[0])}
     term = None
     try:
-        app = peers.spec(key, srv.base_url, home, infos)
+        warm = opts.warm_turns is not None
+        app = peers.spec(key, srv.base_url, home, infos,
+                         birdie_model=opts.warm_model if warm else peers.BIRDIE_MODEL)
+        res["model"] = opts.warm_model if warm and key == "birdie" else None
         res["version"] = app.version
         term = Terminal(opts.width, opts.height)
         poll = opts.poll_ms / 1000
@@ -220,15 +304,31 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
         res["first_output"] = (first_output[0] if first_output else fp_at) - t0
         res["first_paint_screen"] = hit[1]
 
-        # -- idle (full mode) or fixed delay (paced)
+        # -- warm turns (birdie-tui, --warm-turns): then the measured turn is turn N+1
+        base, not_before = t0, fp_at + 1.0
+        if warm:
+            res["cpu_startup"] = term.tree_cpu()
+            if not warm_up(term, srv, opts.warm_turns, opts, res):
+                return res
+            base = not_before = time.monotonic()
+
+        # -- idle (full mode, and paced after warm turns) or fixed delay (paced)
         if mode == "full":
-            idle_at, _ = _idle_wait(term, t0, fp_at + 1.0)
+            idle_at, _ = _idle_wait(term, base, not_before)
             res["idle_at"] = idle_at - t0
             res["rss_idle_mb"] = term.tree_rss() / 2**20
-            res["cpu_startup"] = term.tree_cpu()
+            res.setdefault("cpu_startup", term.tree_cpu())
             res["procs_idle"] = len(term.tree())
+        elif warm:
+            # Like-for-like between --warm-turns 0 and N: the reply starts on an idle app.
+            idle_at, res["warm_idle"] = _idle_wait(term, base, not_before, cap=opts.warm_idle_cap)
+            res["warm_idle_s"] = idle_at - base
         else:
             time.sleep(max(0.0, fp_at + opts.type_delay - time.monotonic()))
+        if warm:
+            res["rss_before_mb"] = term.tree_rss() / 2**20
+            status = [ln for ln in term.capture().splitlines() if "ctx " in ln]
+            res["status_before"] = status[-1].strip() if status else ""
 
         # -- type the prompt, Enter once it shows
         progress = Progress(srv.text)  # built before typing: it takes a few ms
@@ -247,6 +347,8 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
         term.send_keys("Enter")
         t_enter = time.monotonic()
         res["enter_at"] = t_enter - t0
+        # After a long warm-up the load at launch says little about the measured turn's.
+        res["loadavg_enter"] = float(Path("/proc/loadavg").read_text().split()[0])
 
         # -- watch the reply
         moves: list[float] = []
@@ -333,7 +435,8 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
         res["tokens_sent"] = rec.tokens_sent
         res["enter_to_request"] = rec.arrived - t_enter
         if start_seen is not None:
-            res["first_token_on_screen"] = start_seen - t0
+            if not warm:  # after warm turns, launch -> first token would time the warm-up
+                res["first_token_on_screen"] = start_seen - t0
             res["enter_to_first_token"] = start_seen - t_enter
             res["sent_to_first_token"] = start_seen - rec.first_token
         if end_seen is None:
@@ -344,6 +447,11 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
             end = rec.last_token
             res["stale_max"], res["stale_max_at"] = staleness(moves, rec.first_token, end)
             res["stale_any"], _ = staleness(changes, rec.first_token, end)
+            # The same once the reply is on screen: without the wait for its first token.
+            shown = [t for t in moves if rec.first_token < t < end]
+            if shown:
+                res["stale_after_first"], _ = staleness(shown, shown[0], end)
+            res["moves"] = [t - rec.first_token for t in shown]
             res["screen_moves"] = len([t for t in moves if rec.first_token < t < end])
             res["last_sent_to_end"] = end_seen - rec.last_token
             res["stream_s"] = rec.last_token - rec.first_token
@@ -370,12 +478,20 @@ ROWS = [
     ("first_token_on_screen", "launch -> first answer token on screen", "s", "paced", 1),
     ("enter_to_first_token", "Enter -> first answer token on screen", "s", "paced", 1),
     ("stale_max", "worst staleness while streaming (progress)", "ms", "paced", 1000),
+    ("stale_after_first", "worst staleness once the first token showed", "ms", "paced", 1000),
     ("stale_any", "worst staleness (any pane change)", "ms", "paced", 1000),
     ("last_sent_to_end", "last token sent -> marker on screen", "ms", "paced", 1000),
     ("key_p50", "keys typed while streaming: send -> in the composer, p50", "ms", "paced", 1000),
     ("key_p95", "keys typed while streaming: send -> in the composer, p95", "ms", "paced", 1000),
     ("key_max", "keys typed while streaming: send -> in the composer, max", "ms", "paced", 1000),
     ("key_lost", "keys typed while streaming: not shown 2 s after the end", "", "paced", 1),
+    ("warm_s", "warm-up: the turns before the measured one, typed and answered", "s", None, 1),
+    ("warm_turn_p50", "warm-up: one turn, Enter -> reply on screen and idle, p50", "ms", None, 1000),
+    ("warm_turn_p95", "warm-up: one turn, p95", "ms", None, 1000),
+    ("warm_first10", "warm-up: mean of the first 10 turns", "ms", None, 1000),
+    ("warm_last10", "warm-up: mean of the last 10 turns", "ms", None, 1000),
+    ("warm_extra_requests", "warm-up: requests beyond one per turn (compaction)", "", None, 1),
+    ("rss_before_mb", "RSS before the measured turn", "MiB", None, 1),
     ("cpu_stream", "CPU while streaming (first token sent -> marker), paced", "s", "paced", 1),
     ("cpu_total", "CPU, launch -> marker, paced", "s", "paced", 1),
     ("full_speed", "full speed: first byte -> marker on screen", "s", "full", 1),
@@ -452,6 +568,16 @@ def main() -> None:
                     help="capture interval while a typed key has not shown yet")
     ap.add_argument("--keys-max", type=int, default=500,
                     help="keys per run at most (the composer shows ~8 rows of them)")
+    ap.add_argument("--warm-turns", type=int, default=None, metavar="N",
+                    help="birdie-tui only: chat N quick turns in the session before the measured "
+                         "reply (0 = the same flow with none, for turn 1)")
+    ap.add_argument("--warm-model", default="gpt-4.1-mini",
+                    help="with --warm-turns: birdie-tui's model name (a 1M window, so 300 turns "
+                         "never reach auto-compaction)")
+    ap.add_argument("--warm-timeout", type=float, default=30.0,
+                    help="seconds one warm turn may take at most")
+    ap.add_argument("--warm-idle-cap", type=float, default=30.0,
+                    help="after the warm turns, wait at most this long for the app to go idle")
     ap.add_argument("--width", type=int, default=120)
     ap.add_argument("--height", type=int, default=40)
     ap.add_argument("--json", metavar="PATH", help="write every run's raw result here")
@@ -460,6 +586,8 @@ def main() -> None:
 
     apps = [a for a in opts.apps.split(",") if a]
     modes = [m for m in opts.modes.split(",") if m]
+    if opts.warm_turns is not None and (apps != ["birdie"] or opts.warm_turns < 0):
+        ap.error("--warm-turns N (N >= 0) chats in birdie-tui's session only: use --apps birdie")
     started = time.monotonic()
     infos = peers.install([a for a in apps if a != "birdie"])
     skipped = {}
@@ -473,7 +601,7 @@ def main() -> None:
 
     results: list[dict] = []
     with SSEServer(tps=opts.tps, tokens=opts.tokens, prompt_word=peers.PROMPT_WORD,
-                   long_once=True) as srv:
+                   long_once=True, warm=opts.warm_turns is not None) as srv:
         for i in range(opts.runs):
             for mode in modes:
                 for app in apps:
@@ -483,8 +611,10 @@ def main() -> None:
                     r["wall"] = time.monotonic() - t
                     results.append(r)
                     brief = ", ".join(f"{k}={r[k]:.3f}" for k in
-                                      ("first_paint", "first_token_on_screen", "stale_max",
-                                       "full_speed", "cpu_reply", "rss_idle_mb", "key_p95") if k in r)
+                                      ("first_paint", "first_token_on_screen", "warm_s",
+                                       "warm_turn_p50", "stale_max", "cpu_stream", "full_speed",
+                                       "cpu_reply", "rss_idle_mb", "rss_end_mb", "key_p95")
+                                      if k in r)
                     status = "ok" if r["ok"] else f"FAILED: {r.get('error')}"
                     print(f"[{i + 1}/{opts.runs}] {mode:5} {app:10} {r['wall']:5.1f}s {status}  {brief}",
                           flush=True)

@@ -16,12 +16,24 @@ Pacing: ``tps`` tokens per second on a fixed schedule (token *i* is due at ``sta
 when the writer falls behind it catches up instead of drifting), or ``tps=0`` for full speed:
 the whole reply in one write (one SSE event per token, all in one buffer).
 
-Only requests that stream the long reply are *recorded* (``server.records``): arrival time,
-first and last token written, token count, and the request's model/stream/tools flags. Other
-requests get a short reply when ``prompt_word`` is set and the last user message lacks it
-(a peer's side request, such as a session title, must not get the 10k-token reply).
+Every request is recorded (``server.records``): arrival time, first and last token written,
+token count, and the request's model/stream/tools flags; ``long_records()`` are the ones that
+streamed the long reply. Other requests get a short reply when ``prompt_word`` is set and the
+last user message lacks it (a peer's side request, such as a session title, must not get the
+10k-token reply): ``Benchmark session``, or, with ``warm=True`` (``--warm``), a **warm-turn
+reply**.
 
-    python bench/sse_server.py --port 8765 --tps 200 --tokens 10000
+Warm-turn replies (``warm_reply_text(n)``, for the bench's quick turns before the measured one,
+``side_by_side.py --warm-turns``): request *n* (1, 2, ... among the short requests since
+start/reset) gets 150-300 tokens of Markdown, deterministic in *n*: a ``##`` heading every 4th
+one, one or two paragraphs, a 3-5 item list, a small fenced code block every 3rd one, and a last
+sentence with the marker word ``warm_marker(n)`` (``ZZWARM00001`` ...), which the bench waits for
+on screen. They are sent at full speed. Their words come from a vocabulary of their own
+(plants, weather), disjoint from the long reply's, so a warm reply left on screen never gives
+the long reply's staleness tracker a false position; nor do they contain ``survey`` (the
+prompt word).
+
+    python bench/sse_server.py --port 8765 --tps 200 --tokens 10000 [--warm]
 """
 
 from __future__ import annotations
@@ -80,17 +92,71 @@ class Survey:
 ```'''
 
 
-def _sentence(rng: random.Random, n: int) -> str:
-    words = [rng.choice(_VOCAB) for _ in range(n)]
+# Warm-turn replies: no word of _VOCAB (see the module docstring), none of "survey".
+_WARM_VOCAB = (
+    "fern moss sedge rush bracken heather gorse bramble nettle thistle clover sorrel yarrow "
+    "campion violet primrose cowslip orchid foxglove bluebell mallow poppy daisy buttercup "
+    "willow alder birch hazel rowan holly ivy oak ash beech elm pine larch yew juniper "
+    "rain drizzle fog mist frost snow sleet hail wind gust breeze cloud sunshine thunder "
+    "gauge barometer reading window path gate field garden bank ditch pond stream wall lane "
+    "grows flowers fades spreads climbs shelters covers blooms wilts thrives needs prefers "
+    "damp dry cold mild warm wet sandy chalky acid shaded open sheltered exposed steady "
+    "was were is are will may might should could also then still again soon later today "
+    "we you they our your one two three four five several most fewer more less plenty"
+).split()
+
+_WARM_HEADINGS = ("Notes from the garden", "What grew this week", "Weather summary",
+                  "Plants to watch", "Next steps", "Readings so far")
+
+_WARM_CODE = (
+    ("python", ["def mean_rain(readings):", "    total = sum(r.mm for r in readings)",
+                "    return total / max(len(readings), 1)"]),
+    ("python", ["for bed in garden.beds:", "    if bed.soil == \"chalky\":",
+                "        bed.plant(\"cowslip\", rows=3)", "    bed.water(litres=2)"]),
+    ("toml", ["[gauge]", "interval_minutes = 15", "units = \"mm\"", "alert_above = 40"]),
+    ("bash", ["python gauge.py --since yesterday", "sort -k2 -n readings.tsv | tail -5"]),
+)
+
+
+def warm_marker(n: int) -> str:
+    """The word warm-turn reply ``n`` ends with (fixed width: no marker contains another)."""
+    return f"ZZWARM{n:05d}"
+
+
+def warm_reply_text(n: int) -> str:
+    """Warm-turn reply ``n``: 150-300 tokens of Markdown, deterministic in ``n`` (see the
+    module docstring)."""
+    rng = random.Random(7919 * n + 1)
+    target = rng.randint(150, 300)
+    head: list[str] = []
+    tail: list[str] = []
+    if n % 4 == 1:
+        head.append(f"## {rng.choice(_WARM_HEADINGS)}")
+    items = rng.randint(3, 5)
+    tail.append("\n".join(f"- {_sentence(rng, rng.randint(5, 9), _WARM_VOCAB)}"
+                          for _ in range(items)))
+    if n % 3 == 0:
+        lang, lines = _WARM_CODE[(n // 3) % len(_WARM_CODE)]
+        tail.append(f"```{lang}\n" + "\n".join(lines) + "\n```")
+    ending = f"That is all for this note. {warm_marker(n)}"
+    fixed = sum(len(p.split()) for p in head + tail) + len(ending.split())
+    prose = max(target - fixed, 30)
+    split = [prose] if prose < 90 or rng.random() < 0.4 else [prose // 2, prose - prose // 2]
+    body = [_paragraph(rng, k, _WARM_VOCAB) for k in split]
+    return "\n\n".join(head + body[:1] + tail[:1] + body[1:] + tail[1:] + [ending])
+
+
+def _sentence(rng: random.Random, n: int, vocab: list[str] = _VOCAB) -> str:
+    words = [rng.choice(vocab) for _ in range(n)]
     words[0] = words[0].capitalize()
     return " ".join(words) + "."
 
 
-def _paragraph(rng: random.Random, words: int) -> str:
+def _paragraph(rng: random.Random, words: int, vocab: list[str] = _VOCAB) -> str:
     out, left = [], words
     while left > 0:
         k = min(left, rng.randint(8, 18))
-        out.append(_sentence(rng, k))
+        out.append(_sentence(rng, k, vocab))
         left -= k
     return " ".join(out)
 
@@ -149,6 +215,8 @@ class Record:
     tokens_sent: int = 0
     done: float | None = None
     short: bool = False
+    number: int = 0  # among the short requests since start/reset, from 1
+    marker: str = ""  # a warm-turn reply's last word
     error: str = ""
 
 
@@ -157,7 +225,7 @@ class SSEServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, tps: float = 200.0,
                  tokens: int = 10_000, prompt_word: str | None = None,
-                 long_once: bool = False) -> None:
+                 long_once: bool = False, warm: bool = False) -> None:
         self.tps = tps
         self.tokens = reply_tokens(tokens)
         self.text = "".join(self.tokens)
@@ -167,6 +235,8 @@ class SSEServer:
         # When true, only the first such request after start()/reset() does (a peer's title
         # request quotes the whole exchange, prompt included).
         self.long_once = long_once
+        # When true, short requests get warm-turn replies instead of "Benchmark session".
+        self.warm = warm
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer((host, port), self._handler())
         self.httpd.daemon_threads = True
@@ -199,6 +269,10 @@ class SSEServer:
     def long_records(self) -> list[Record]:
         with self._lock:
             return [r for r in self.records if not r.short]
+
+    def short_records(self) -> list[Record]:
+        with self._lock:
+            return [r for r in self.records if r.short]
 
     # ------------------------------------------------------------------ handler
 
@@ -262,8 +336,16 @@ class SSEServer:
                 with server._lock:
                     long = server._wants_long(body)
                     rec.short = not long
+                    if rec.short:
+                        rec.number = sum(r.short for r in server.records) + 1
                     server.records.append(rec)
-                tokens = server.tokens if long else ["Benchmark ", "session"]
+                if long:
+                    tokens = server.tokens
+                elif server.warm:
+                    rec.marker = warm_marker(rec.number)
+                    tokens = tokenize(warm_reply_text(rec.number))
+                else:
+                    tokens = ["Benchmark ", "session"]
                 model = rec.model or "bench-model"
                 if rec.stream:
                     self._stream(rec, tokens, model, paced=long)
@@ -348,8 +430,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--tps", type=float, default=200.0, help="tokens per second; 0 = all at once")
     parser.add_argument("--tokens", type=int, default=10_000)
+    parser.add_argument("--prompt-word", help="only a last user message with this word gets the "
+                        "long reply; the others get a short one")
+    parser.add_argument("--warm", action="store_true",
+                        help="short replies are warm-turn replies (150-300 tokens of Markdown)")
     args = parser.parse_args()
-    srv = SSEServer(args.host, args.port, tps=args.tps, tokens=args.tokens)
+    srv = SSEServer(args.host, args.port, tps=args.tps, tokens=args.tokens,
+                    prompt_word=args.prompt_word, warm=args.warm)
     print(f"serving {len(srv.tokens)} tokens ({len(srv.text)} chars) at {srv.base_url}, "
           f"{'full speed' if not args.tps else f'{args.tps:g} tok/s'}", flush=True)
     srv.start()
