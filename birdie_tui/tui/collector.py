@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 NO_FULL_PASS = 1 << 30  # gen-1 collections before a full one: never, in practice
-THAW_EVERY = 10  # turns between passes that walk everything
+THAW_EVERY = 25  # turns between passes that walk everything
 
 _streams = 0
 _saved: tuple[int, int, int] | None = None
