@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from langchain_core.messages import AIMessageChunk
 
@@ -33,7 +33,7 @@ def _plain_text(chunk: AIMessageChunk) -> bool:
 
 
 async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM_WINDOW
-                   ) -> AsyncIterator[AIMessageChunk]:
+                   ) -> AsyncGenerator[AIMessageChunk, None]:
     """`source`'s chunks with plain text merged as the module says. Reads run ahead in a task so
     held text can go out on time while a read waits; closing this closes `source`."""
     if window <= 0:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +23,7 @@ from birdie_tui.service import BirdieError, ChangeEvent
 from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot, DoorFactory
+from birdie_tui.tui import collector
 from birdie_tui.tui.keymap import apply_keymap, key_for
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.main_screen import MainScreen
@@ -118,12 +118,8 @@ class BirdieApp(App[int]):
         await main.sessions.show_current(new=started.new)
         for problem in started.problems:  # after show_current, which redraws the chat
             main.chat.add_error(problem)
-        # Everything loaded so far lives as long as the app: out of the collector's sight, a
-        # full collection takes a few ms instead of 120-180 ms (a visible freeze mid-stream).
         # A message typed ahead is not kept waiting for the boot garbage to be collected.
-        if not main.pending:
-            gc.collect()
-        gc.freeze()
+        collector.boot_done(collect=not main.pending)
         self.ready.set()
         main.call_later(main.send_pending)
         self.watch_skill_folders()
@@ -190,7 +186,7 @@ class BirdieApp(App[int]):
             self.notify(str(exc), severity="error")
 
     async def on_unmount(self) -> None:
-        gc.unfreeze()  # what was frozen at boot may be collected again (an app in a test run)
+        collector.app_closing()
         self.signals.remove()
         if self.birdie is not None and not self.signals.hung_up:  # no terminal to print on
             from birdie_tui.resume import resume_line

@@ -1,20 +1,58 @@
-"""While a reply streams, the garbage collector's full passes wait until it has ended.
+"""When the garbage collector's full passes run in the UI, and what they walk.
 
-A streamed reply creates tens of thousands of objects that outlive the young generations
-(strips and their caches, Markdown blocks, the turn's message chunks), so Python's full
-collection kept running mid-stream: measured 50-100 ms each at turn 1 and ~460 ms with 150
-turns above (bench/RESULTS.md §19), each one a frozen screen. Young collections still run; the
-full pass that was due runs as soon as the last stream ends, while the user reads.
+A full pass walks every tracked object, and a Textual chat holds hundreds of thousands (each
+widget's box models, caches, styles): 50-100 ms a pass at turn 1, 0.5-1 s at turn 300, each a
+frozen screen (bench/RESULTS.md §19, §23). The rules:
+
+- At boot, what exists once Birdie has started lives as long as the app: it is frozen, out of
+  every pass's sight (`boot_done`).
+- While a reply streams or history is rebuilt, full passes wait (`stream_started` /
+  `stream_ended`, `paused`): they would find little to free and stall the frames.
+- After each streamed reply, one pass collects what the turn left, then what survives is frozen
+  too (`stream_ended`), so the next pass walks only what came after: a turn's pass costs the
+  turn, not the session. A frozen object that dies later (a reply's replaced blocks, a pruned
+  entry) is garbage no pass sees, so every `THAW_EVERY` turns everything is thawed and
+  collected once: the memory such garbage holds stays bounded.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 NO_FULL_PASS = 1 << 30  # gen-1 collections before a full one: never, in practice
+THAW_EVERY = 25  # turns between passes that walk everything
 
 _streams = 0
 _saved: tuple[int, int, int] | None = None
+_turns = 0  # streamed replies settled since the last thaw
+
+
+def boot_done(collect: bool = True) -> None:
+    """Birdie has started: collect the boot's garbage (unless a message waits) and freeze the
+    rest, which lives as long as the app."""
+    if collect:
+        gc.collect()
+    gc.freeze()
+
+
+def app_closing() -> None:
+    """What was frozen may be collected again (an app that ends inside a longer process)."""
+    gc.unfreeze()
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No collection at all while history is rebuilt: building hundreds of widgets set off
+    full passes (~1 s for a 5,000-message session) that found nothing to free."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def stream_started() -> None:
@@ -27,7 +65,8 @@ def stream_started() -> None:
 
 
 def stream_ended() -> None:
-    """A reply stopped streaming: the last one gives the collector its thresholds back."""
+    """A reply stopped streaming (call it once its end is on screen): the last one gives the
+    thresholds back and settles the turn's garbage."""
     global _streams, _saved
     if _streams == 0:
         return
@@ -35,6 +74,17 @@ def stream_ended() -> None:
     if _streams == 0 and _saved is not None:
         gc.set_threshold(*_saved)
         _saved = None
+        _settle()
+
+
+def _settle() -> None:
+    global _turns
+    _turns += 1
+    if _turns >= THAW_EVERY:
+        _turns = 0
+        gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def holding() -> bool:

@@ -11,7 +11,6 @@ Another process's new turns in the shown session are polled for (`watch_others`,
 
 from __future__ import annotations
 
-import gc
 import re
 from dataclasses import replace
 
@@ -19,6 +18,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from birdie_tui.service.rows import SessionRow
+from birdie_tui.tui import collector
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.turns import TurnRunner
@@ -184,15 +184,8 @@ class SessionControl:
         if runner.running and not runner.shown:  # its turn is replayed after the history
             items = runner.before_turn(items)
         if items or (runner.running and not runner.shown):
-            # Building hundreds of widgets set off ~6 full collections (~1 s for a 5,000-message
-            # session) that find nothing to free: one pass afterwards, if any, instead.
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with collector.paused():
                 await chat.replay(items)
-            finally:
-                if collecting:
-                    gc.enable()
         else:
             chat.add_notice(welcome_text(birdie.status(), welcome_keys(screen.app)),
                             markdown=True)

@@ -271,7 +271,7 @@ async def test_no_full_garbage_collection_while_a_reply_streams():
         assert gc.get_threshold()[2] == collector.NO_FULL_PASS
         reply.append("some text")
         await reply.finish()
-        await pilot.pause()  # released after the frame that shows the end
+        await pilot.pause(0.5)  # released once the frame that shows the end is out
         assert not collector.holding()
         assert gc.get_threshold() == before
         dropped = app.chat.start_reply()

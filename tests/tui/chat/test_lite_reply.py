@@ -113,8 +113,14 @@ async def test_live_replies_pushed_far_up_become_one_leaf_each():
             assert not reply.query(Markdown) and len(reply.query(LiteReply)) == 1
             assert reply.rendered_text == reply.text == f"Answer **{i}**\n\n- a\n- b\n\n```\ncode {i}\n```\n"
         # what is on screen stays Textual Markdown (those folded far up turn lite: test_folding)
-        in_view = [r for r in new if r.display and r.region.overlaps(chat.region)]
-        assert new[-1] in in_view and all(not r.lite and r.query(Markdown) for r in in_view)
+        in_view: list[AssistantMessage] = []
+
+        def last_in_view() -> bool:
+            in_view[:] = [r for r in new if r.display and r.region.overlaps(chat.region)]
+            return new[-1] in in_view
+
+        await until(pilot, last_in_view)
+        assert all(not r.lite and r.query(Markdown) for r in in_view)
         assert len(list(chat.query("*"))) < 20 * FULL_MARKDOWN_REPLIES + 4 * total
 
 

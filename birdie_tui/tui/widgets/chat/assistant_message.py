@@ -42,6 +42,7 @@ BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much so
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
 CATCH_UP_CHARS = 2 * SPLIT_CHARS  # a backlog this big at the end is caught up, not drained
 COLLAPSE_FINISHED = True
+RELEASE_AFTER = 0.25  # seconds after a reply's end before the collector's pass (see finish)
 LITE_CHARS = 3_000  # caught-up parts are joined into lite parts of about this size
 # A top-level list item ("- x", "* x", "+ x", "12. x"): never a setext underline or a rule.
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)]) +\S")
@@ -345,8 +346,9 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
-        # After the frame that shows the end: the full pass that was due must not delay it.
-        self.call_after_refresh(self._release_collector)
+        # Once the frame that shows the end is out (a timer, not the next idle moment, which
+        # can come before the paint): the turn's full pass must not delay it.
+        self.set_timer(RELEASE_AFTER, self._release_collector)
 
     def _release_collector(self) -> None:
         if self._holding_collector:
