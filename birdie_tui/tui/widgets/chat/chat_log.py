@@ -1,8 +1,10 @@
 """The scrolling conversation: user messages, streamed replies, tool blocks, notices, errors.
 
 It receives plain strings and transcript rows (never engine objects), keeps at most
-`MAX_WIDGETS` children so long sessions stay fast, and stays anchored to the bottom while
-the reply streams unless the user has scrolled up.
+`MAX_WIDGETS` children, and stays anchored to the bottom while the reply streams unless the
+user has scrolled up. So that a long session streams like a new one, older replies become
+cached lines and, while the log follows the bottom, entries far above the view fold into one
+blank (`folding.Fold`).
 """
 
 from __future__ import annotations
