@@ -12,7 +12,6 @@ from __future__ import annotations
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from textual._context import active_app
 from textual.css.styles import RulesMap
 from textual.selection import Selection
 from textual.strip import Strip
@@ -60,14 +59,15 @@ def _highlight(line: Line, start: int, end: int, style: RichStyle) -> Line:
 class MarkdownLines(Visual):
     """Rich's Markdown of `source`, rendered once for the last width asked and kept."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, widget: Widget) -> None:
         self.source = source
+        self._widget = widget  # its app renders (as Textual's own RichVisual keeps its widget)
         self._width = -1
         self._lines: list[Line] = []
 
     def lines(self, width: int) -> list[Line]:
         if width != self._width:
-            app = active_app.get()
+            app = self._widget.app
             options = app.console_options.update(highlight=False, width=width)
             segments = app.console.render(RichMarkdown(self.source), options)
             split = Segment.split_and_crop_lines(segments, width, include_new_lines=False,
@@ -109,7 +109,7 @@ class LiteReply(Widget):
     def __init__(self, source: str, *, classes: str | None = "lite") -> None:
         super().__init__(classes=classes)
         self.source = source
-        self._visual = MarkdownLines(source)
+        self._visual = MarkdownLines(source, self)
 
     def render(self) -> Visual:
         return self._visual
