@@ -107,4 +107,6 @@ async def test_pruned_folded_entries_leave_the_blank_with_their_lines():
         folded_max = chat.max_scroll_y
         chat._fold.unfold()
         await pilot.pause()
-        assert abs(chat.max_scroll_y - folded_max) <= 1
+        # Within the margins that collapse at the blank's two edges (one line each) once the
+        # "hidden" notice has taken the top: nothing the reader sees moves by more.
+        assert abs(chat.max_scroll_y - folded_max) <= 2
