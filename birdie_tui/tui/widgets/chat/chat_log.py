@@ -200,8 +200,8 @@ class ChatLog(VerticalScroll):
                      if isinstance(reply, AssistantMessage) and await reply.to_lite()]
         if converted:
             self.call_after_refresh(self._fold_far_entries)
-        elif far:
-            await self._fold.fold(entries)
+        else:
+            await self._fold.fold(far, entries)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

@@ -83,9 +83,8 @@ class Fold:
             count += 1
         return shown[:count] if count >= MIN_FOLD else []
 
-    async def fold(self, entries: list[Widget]) -> None:
-        """Hide what `foldable` finds, and stand the blank in for it."""
-        far = self.foldable(entries)
+    async def fold(self, far: list[Widget], entries: list[Widget]) -> None:
+        """Hide `far` (what `foldable(entries)` found), and stand the blank in for it."""
         if not far:
             return
         shown = [entry for entry in entries if entry.display]
