@@ -240,6 +240,7 @@ class ChatLog(VerticalScroll):
             return
         self._pruned_notice = Notice(PRUNED_TEXT, classes="-pruned")
         await self.mount(self._pruned_notice, before=0 if self.children else None)
+        self._fold.refit()  # the blank now has a sibling above it, whose margin it meets
 
 
 def _is_reply(item: TranscriptItem) -> bool:

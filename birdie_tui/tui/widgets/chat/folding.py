@@ -47,7 +47,6 @@ class Fold:
         self._space: FoldedSpace | None = None
         self._heights: dict[Widget, int] = {}  # folded entry -> lines from its top to the next's
         self._width = 0
-        self._correction = 0  # lines the blank differs from the sum (collapsed margins)
 
     @property
     def space(self) -> FoldedSpace | None:
@@ -62,6 +61,12 @@ class Fold:
     def folded(self) -> int:
         return len(self._heights)
 
+    def settled(self) -> bool:
+        """Has the last layout placed the blank at its current height? The chat's stream layout
+        keeps a child's old placement until that child's own layout request arrives, which may
+        come a pass after its hidden siblings': positions read in between are not to be trusted."""
+        return self._space is None or self._space.virtual_region.height == self._space.lines
+
     def near(self) -> bool:
         """Is the view within a screen of the folded space (time to show it all again)?"""
         if self._space is None:
@@ -74,7 +79,7 @@ class Fold:
         screens above the view, or none if fewer than `MIN_FOLD`."""
         log = self._log
         view = log.scrollable_content_region.height
-        if view <= 0 or (self._heights and log.size.width != self._width):
+        if view <= 0 or not self.settled() or (self._heights and log.size.width != self._width):
             return []
         limit = log.scroll_y - KEEP_SCREENS * view
         shown = [entry for entry in entries if entry.display]
@@ -97,20 +102,32 @@ class Fold:
             self._heights[entry] = tops[index + 1] - tops[index]
             entry.display = False
         self._width = self._log.size.width
-        self._resize()
-        # Margins collapse differently against a blank: put the first shown entry back where
-        # it was, so the scroll range is unchanged.
-        self._log.call_after_refresh(self._true_up, after, tops[-1])
+        self.refit()
 
-    def _true_up(self, entry: Widget, y: int) -> None:
-        drift = entry.virtual_region.y - y
-        if drift and self._space is not None and entry.display:
-            self._correction -= drift
-            self._resize()
+    def refit(self) -> None:
+        """Size the blank so the entry below it sits where it would with every entry shown.
 
-    def _resize(self) -> None:
-        if self._space is not None:
-            self._space.resize(max(sum(self._heights.values()) + self._correction, 0))
+        Reads margins, not positions, so it holds whatever the layout has done so far. The
+        stream layout puts a child at the larger of its top margin and the bottom margin above
+        it (a first child at its top margin). The blank has no margins: it takes the first
+        folded entry's lead over the sibling above, and gives back the top margin of the entry
+        below, which now only adds to the blank's bottom."""
+        space = self._space
+        if space is None:
+            return
+        shown = [child for child in self._log.children if child.display]
+        index = shown.index(space)
+        lines = sum(self._heights.values())
+        if self._heights:
+            first_top = next(iter(self._heights)).styles.margin.top
+            if index:
+                above_bottom = shown[index - 1].styles.margin.bottom
+                lines += max(first_top, above_bottom) - above_bottom
+            else:
+                lines += first_top
+            if index + 1 < len(shown):
+                lines -= shown[index + 1].styles.margin.top
+        space.resize(max(lines, 0))
 
     def unfold(self) -> None:
         """Show every folded entry again and drop the blank."""
@@ -119,7 +136,6 @@ class Fold:
         for entry in self._heights:
             entry.display = True
         self._heights.clear()
-        self._correction = 0
         space, self._space = self._space, None
         if space is not None:
             space.remove()
@@ -128,10 +144,9 @@ class Fold:
         """Entries about to be removed: their lines leave the blank with them."""
         dropped = [self._heights.pop(widget) for widget in widgets if widget in self._heights]
         if dropped:
-            self._resize()
+            self.refit()
 
     def reset(self) -> None:
         """The log was cleared (the blank went with it)."""
         self._heights.clear()
-        self._correction = 0
         self._space = None
