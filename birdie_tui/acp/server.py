@@ -212,7 +212,9 @@ class BirdieAgent:
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> ListSessionsResponse:
         await self._ready()
-        rows = self._door.session_rows()
+        # Sessions nobody wrote in are left out, as `sessions list` and the browser do.
+        rows = [row for row in self._door.session_rows()
+                if row.turns or row.id in self._sessions]
         try:
             start = int(cursor) if cursor else 0
         except ValueError:
