@@ -180,3 +180,24 @@ async def test_slash_commands_turn_skills_off_for_the_session(home: Path, tmp_pa
         assert "off **filesystem**" in client.text(sid)
         await conn.prompt(session_id=sid, prompt=prompt("hi"))
         assert "`write_file`" not in client.text(sid).split("off **filesystem**")[-1]
+
+
+async def test_an_unanswered_permission_holds_only_its_call_until_cancel(home: Path,
+                                                                         tmp_path: Path):
+    """A client that never answers a permission request holds that call only: another
+    session's prompt runs meanwhile, and session/cancel ends the waiting turn (not run)."""
+    work = tmp_path / "work"
+    client = Recorder(answer="wait")
+    async with agent(home, client) as (conn, _):
+        held = (await conn.new_session(cwd=str(work))).session_id
+        other = (await conn.new_session(cwd=str(work))).session_id
+        turn = asyncio.create_task(conn.prompt(
+            session_id=held, prompt=prompt('call write_file {"path": "w.txt", "content": "x"}')))
+        await client.wait_for(lambda: client.asked)
+        done = await asyncio.wait_for(conn.prompt(session_id=other, prompt=prompt("hi")), 60)
+        assert done.stop_reason == "end_turn" and client.text(other)
+        await conn.cancel(session_id=held)
+        assert (await asyncio.wait_for(turn, 30)).stop_reason == "cancelled"
+        assert not (work / "w.txt").exists()
+        done = await conn.prompt(session_id=held, prompt=prompt("and now?"))
+        assert done.stop_reason == "end_turn"
