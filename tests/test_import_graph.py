@@ -114,12 +114,12 @@ def test_no_import_cycles_in_the_package():
 
 
 def test_the_core_never_imports_the_tui_or_the_service():
-    """The core (skills, tools, agent, providers, mcp, store) never imports the TUI or the
-    service."""
+    """The core (skills, tools, agent, providers, mcp, store) never imports a front end (the
+    TUI, the ACP agent) or the service."""
     graph = import_graph()
     bad = [(mod, dep) for mod, deps in graph.items() for dep in deps
            if mod.split(".")[1] in CORE
-           and dep.startswith(("birdie_tui.tui", "birdie_tui.service"))]
+           and dep.startswith(("birdie_tui.tui", "birdie_tui.service", "birdie_tui.acp"))]
     assert bad == []
 
 
@@ -215,11 +215,28 @@ def test_headless_goes_through_the_door():
             if m.startswith("birdie_tui.cli") and "birdie_tui.agent.engine" in deps] == []
 
 
+ACP_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.events", "birdie_tui.modes",
+                  "birdie_tui.text", "birdie_tui.screen_text", "birdie_tui.workspace",
+                  "birdie_tui.cli.signals", "birdie_tui")
+
+
+def test_the_acp_agent_reaches_the_core_only_through_the_front_door():
+    """`birdie_tui.acp` (`birdie-tui acp`) is a front end like the TUI: of the rest of the
+    package it imports the door, the event vocabulary and the shared leaves, nothing else."""
+    graph = import_graph()
+    assert "birdie_tui.acp.server" in graph
+    bad = sorted((mod, dep) for mod, deps in graph.items() if mod.startswith("birdie_tui.acp")
+                 for dep in deps if not dep.startswith("birdie_tui.acp")
+                 and not any(dep == ok or dep.startswith(ok + ".") and ok != "birdie_tui"
+                             for ok in ACP_MAY_IMPORT))
+    assert bad == []
+
+
 def test_only_front_ends_import_the_command_line():
     """Nothing below the front ends imports `birdie_tui.cli`: not the core, the door or the
     server (what they share with it, such as the resume line, lives in a leaf outside)."""
     graph = import_graph()
     bad = sorted((mod, dep) for mod, deps in graph.items()
-                 if mod.split(".")[1:2] not in (["cli"], ["tui"])
+                 if mod.split(".")[1:2] not in (["cli"], ["tui"], ["acp"])
                  for dep in deps if dep.split(".")[1:2] == ["cli"])
     assert bad == []

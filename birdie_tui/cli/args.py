@@ -115,6 +115,28 @@ def skills_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def acp_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} acp",
+        description="Serve Birdie to an editor over the Agent Client Protocol (JSON-RPC on "
+                    "stdin/stdout; logs go to $BIRDIE_HOME/logs/birdie-tui.log).")
+    parser.add_argument("--user", help="namespace for sessions and memory (default: $USER)")
+    parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                        help="skill folder to load instead of the defaults (repeatable)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
+                        help="enable a skill for every session (repeatable)")
+    parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
+                        help="disable a skill for every session (repeatable)")
+    parser.add_argument("--auto-approve", action="store_true",
+                        help="sessions start in the auto approval mode")
+    parser.add_argument("--server", metavar="URL",
+                        help="attach to the Birdie graph on this LangGraph server")
+    parser.add_argument("--database-url", metavar="URL",
+                        help="keep sessions in this PostgreSQL database (postgresql://...)")
+    return parser
+
+
 def sessions_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"{PROG} sessions")
     sub = parser.add_subparsers(dest="action", required=True)
