@@ -91,8 +91,7 @@ class SessionServers:
         kept = {s.name.lower() for s in skills}
         gone = [s.name for s in self._skills if s.name.lower() not in kept]
         await asyncio.gather(*(self.manager.forget(name) for name in gone))
-        for skill in skills:
-            self.manager.failures.forget(skill=skill.name)
+        await asyncio.gather(*(self.manager.retry(s.name) for s in skills))
         self._skills = list(skills)
         if start:
             await self.manager.start_all(self._skills)

@@ -215,6 +215,16 @@ class MCPManager:
             if conn is not None:
                 await conn.stop()
 
+    async def retry(self, name: str) -> None:
+        """A failed server of `name` starts on its next use, however recently it failed (it
+        was asked for again); a running one is left alone."""
+        key = name.lower()
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            self._forget_failure(name)
+            conn = self._conns.get(key)
+            if conn is not None and conn.state == "failed":
+                del self._conns[key]  # its start is over: nothing left to stop
+
     async def aclose(self) -> None:
         self._closed = True
         conns, self._conns = list(self._conns.values()), {}
