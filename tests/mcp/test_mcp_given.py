@@ -183,6 +183,7 @@ async def test_a_skill_and_a_given_server_of_the_same_name_stay_apart(door, skil
 
 
 async def test_bad_servers_are_refused_in_one_line_and_nothing_changes(door):
+    """A server that cannot be used is a one-line BirdieError; the servers given before run on."""
     await door.attach_mcp_servers([DEMO])
     for bad, words in [
         ([McpServerSpec(name="x", command="")], "has no command"),
@@ -206,6 +207,7 @@ async def test_a_server_given_to_a_new_session_stays_when_it_is_saved(door):
 
 
 async def test_restart_mcp_restarts_a_given_server(door):
+    """`/mcp restart acp:<name>` stops the given server and starts a new process."""
     await door.attach_mcp_servers([LAB])
     before = of_type(await send(door, "call pid"), "tool_result")[0].content
     restarted = await door.restart_mcp("acp:lab")
@@ -231,6 +233,7 @@ async def test_http_and_sse_servers_with_the_clients_headers(door, http_server, 
 
 
 async def test_deleting_the_session_stops_its_servers(door):
+    """A deleted session's given servers stop at once, not when the door closes."""
     await door.attach_mcp_servers([LAB])
     pid = int(of_type(await send(door, "call pid"), "tool_result")[0].content)
     doomed = door.status().session_id

@@ -17,6 +17,8 @@ def servers(*items: dict) -> list:
 
 
 def test_stdio_http_and_sse_servers_become_rows():
+    """Each transport's fields carried over; env and header lists become dicts; the session's
+    cwd goes with a stdio server."""
     specs = mcp_specs(servers(
         {"name": "fs", "command": "/usr/bin/fs-mcp", "args": ["--root", "."],
          "env": [{"name": "TOKEN", "value": "s3cret"}, {"name": "MODE", "value": "ro"}]},
@@ -46,12 +48,15 @@ def test_stdio_http_and_sse_servers_become_rows():
       {"name": "FS", "command": "y", "args": [], "env": []}], "two MCP servers are named"),
 ])
 def test_what_cannot_be_used_is_refused_in_one_line(items, words):
+    """No command, no name, a URL that is not http(s), a bad env name, MCP over ACP, a name
+    given twice: each refused, one line naming the server."""
     with pytest.raises(BadMcpServer, match=words) as caught:
         mcp_specs(servers(*items))
     assert "\n" not in str(caught.value)
 
 
 def test_capabilities_offer_http_and_sse():
+    """`initialize` offers HTTP and SSE servers besides stdio, not MCP over ACP."""
     caps = mcp_capabilities()
     assert caps.http and caps.sse and not caps.acp
 
