@@ -23,8 +23,8 @@ from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_start_timeout
 from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.toolbox import Toolbox
-from birdie_tui.mcp.given import GivenServers
-from birdie_tui.mcp.manager import MCPManager
+from birdie_tui.mcp.given import GIVEN_RETRY_HINT, GivenServers
+from birdie_tui.mcp.manager import SKILL_RETRY_HINT, MCPManager
 from birdie_tui.modes import LoadingMode
 from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
 from birdie_tui.providers.facts import ProviderFacts
@@ -67,13 +67,14 @@ class AgentParts(ProviderFacts):
         # MCP servers start lazily, on the first model call that needs their tools.
         self.mcp = self.new_mcp_manager()
         # Servers a client gave one session (ACP `mcpServers`): each session its own manager.
-        self.given = GivenServers(self.new_mcp_manager)
+        self.given = GivenServers(lambda: self.new_mcp_manager(retry_hint=GIVEN_RETRY_HINT))
         self.model: Any = None
 
-    def new_mcp_manager(self) -> MCPManager:
+    def new_mcp_manager(self, *, retry_hint: str = SKILL_RETRY_HINT) -> MCPManager:
         """An MCP manager with this agent's logs, timeouts and environment."""
         return MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(self.options),
-                          call_timeout=self.options.tool_timeout, environ=self.options.environ)
+                          call_timeout=self.options.tool_timeout, environ=self.options.environ,
+                          retry_hint=retry_hint)
 
     # ----------------------------------------------------------------- the model
     async def load_model(self) -> Any:

@@ -24,6 +24,8 @@ from birdie_tui.skills.models import MCPServerConfig, Skill
 
 PREFIX = "acp:"  # a skill's name never holds ":", so a given server never shadows a skill
 TRANSPORTS = ("stdio", "http", "sse")
+GIVEN_RETRY_HINT = (
+    "open the session again (its client gives the server again) or /mcp restart it to retry now")
 
 
 @dataclass(frozen=True)

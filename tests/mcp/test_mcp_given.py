@@ -105,6 +105,7 @@ async def test_a_server_that_exits_at_once_fails_clearly_and_the_turn_goes_on(do
     rows = await door.attach_mcp_servers([dead])
     assert time.monotonic() - started < 15  # not the start timeout: the exit is seen
     assert rows[0].state == "failed" and "EXAMPLE_API_KEY is not set" in (rows[0].error or "")
+    assert "open the session again" in (rows[0].error or "")  # no SKILL.MD to edit
     assert [e.skill for e in heard if e.type == "mcp_failed"] == ["acp:dead"]
     events = await send(door, "hello")
     assert events[-1].type == "done"
