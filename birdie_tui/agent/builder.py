@@ -23,7 +23,8 @@ from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_start_timeout
 from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.toolbox import Toolbox
-from birdie_tui.mcp.manager import MCPManager
+from birdie_tui.mcp.given import GIVEN_RETRY_HINT, GivenServers
+from birdie_tui.mcp.manager import SKILL_RETRY_HINT, MCPManager
 from birdie_tui.modes import LoadingMode
 from birdie_tui.providers.config import ProviderConfig, resolve_provider_config
 from birdie_tui.providers.facts import ProviderFacts
@@ -64,9 +65,16 @@ class AgentParts(ProviderFacts):
         self.registry = SkillRegistry(load_skills(self.skill_dirs) if load_skills_now
                                       else LoadResult())
         # MCP servers start lazily, on the first model call that needs their tools.
-        self.mcp = MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(options),
-                              call_timeout=options.tool_timeout, environ=env)
+        self.mcp = self.new_mcp_manager()
+        # Servers a client gave one session (ACP `mcpServers`): each session its own manager.
+        self.given = GivenServers(lambda: self.new_mcp_manager(retry_hint=GIVEN_RETRY_HINT))
         self.model: Any = None
+
+    def new_mcp_manager(self, *, retry_hint: str = SKILL_RETRY_HINT) -> MCPManager:
+        """An MCP manager with this agent's logs, timeouts and environment."""
+        return MCPManager(self.paths.logs_dir, start_timeout=mcp_start_timeout(self.options),
+                          call_timeout=self.options.tool_timeout, environ=self.options.environ,
+                          retry_hint=retry_hint)
 
     # ----------------------------------------------------------------- the model
     async def load_model(self) -> Any:
@@ -83,12 +91,14 @@ class AgentParts(ProviderFacts):
         self.model, self.provider = create_chat_model(config), config
 
     # ----------------------------------------------------------------- tools and graph
-    def toolbox(self, policy: Callable[[], SkillPolicy]) -> Toolbox:
+    def toolbox(self, policy: Callable[[], SkillPolicy],
+                session_id: Callable[[], str | None] = lambda: None) -> Toolbox:
         """A toolbox over this agent's registry and MCP servers, offering what `policy()`
-        (read on every call) enables."""
+        (read on every call) enables, and the servers given to session `session_id()`."""
         return Toolbox(self.registry, policy, tool_timeout=self.options.tool_timeout,
                        max_call_timeout=self.settings.tool_max_timeout,
-                       mcp_tools=self.mcp.tools_for)
+                       mcp_tools=self.mcp.tools_for,
+                       given=lambda: self.given.of(session_id()))
 
     @staticmethod
     def graph(checkpointer: Any = None, *, context_for: ContextFor | None = None,
@@ -105,7 +115,7 @@ class AgentParts(ProviderFacts):
                 await close_model()
         except Exception:  # noqa: BLE001 - closing must go on to the MCP servers
             pass
-        await self.mcp.aclose()
+        await asyncio.gather(self.mcp.aclose(), self.given.aclose())
 
 
 class ModelFacts(Protocol):

@@ -23,7 +23,8 @@ Front ends do not hold an engine: they talk to `birdie_tui.service`, which wraps
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Iterable
+import os
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from birdie_tui.agent.session_history import INTERRUPTED_MARK, SessionHistory
 from birdie_tui.agent.session_state import SessionState
 from birdie_tui.agent.turn_loop import TurnLoop, TurnParts
 from birdie_tui.events import SessionOpened, TurnEvent
+from birdie_tui.mcp.given import GivenServer
 from birdie_tui.mcp.manager import MCPManager, ServerStatus
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ProviderConfig
@@ -69,7 +71,7 @@ class Engine:
             mode=self.host.approval_mode, settings=lambda: self.settings,
             session=lambda: self.state.session, sessions=self.host.sessions,
             history=self.history)
-        self.toolbox = self.host.agent.toolbox(lambda: self.state.policy)
+        self.toolbox = self.host.agent.toolbox(lambda: self.state.policy, self._session_id)
         self.book = SessionBook(self.state, self.host, self.history, self.tokens)
         self.compactor = Compactor(self.state, self.host, self.history, self.approvals,
                                    self.tokens, facts=self)
@@ -321,10 +323,38 @@ class Engine:
         return self.host.watched_skill_dirs()
 
     def mcp_status(self) -> list[ServerStatus]:
-        return self.host.mcp_status(self.is_enabled)
+        given = self.agent.given.of(self._session_id())
+        return [*self.host.mcp_status(self.is_enabled), *(given.status() if given else ())]
 
     async def restart_mcp(self, name: str) -> ServerStatus:
+        given = self.agent.given.of(self._session_id())
+        skill = given.find(name) if given is not None else None
+        if given is not None and skill is not None:
+            return await given.restart(skill)
         return await self.host.restart_mcp(name, self.is_enabled)
+
+    async def attach_mcp(self, servers: Sequence[GivenServer], *,
+                         start: bool = True) -> list[ServerStatus]:
+        """Give the open session exactly `servers` (see `mcp/given.py`); their rows. Raises
+        EngineError, nothing changed, for a server that cannot be used."""
+        session = self.state.require()
+        try:
+            given = await self.agent.given.attach(session.id, servers, workdir=_workdir(),
+                                                  start=start)
+        except ValueError as exc:
+            raise EngineError(str(exc)) from None
+        return given.status() if given is not None else []
+
+    def _session_id(self) -> str | None:
+        return self.state.session.id if self.state.session is not None else None
 
     async def switch_model(self, vendor: str | None, model: str | None = None) -> str:
         return await self.host.switch_model(vendor, model)
+
+
+def _workdir() -> Path:
+    """Where a given server's relative command is looked for: where tools run."""
+    try:
+        return Path(os.getcwd())
+    except OSError:  # the folder was removed under us: a relative command fails to spawn
+        return Path.home()

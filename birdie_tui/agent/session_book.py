@@ -44,7 +44,9 @@ class SessionBook:
             meta.enabled_skills = self._state.policy.enabled_names
             meta.disabled_skills = self._state.policy.disabled_names
             meta.counted = {"through": None, "turns": 0}  # count its history from the start
+            provisional = meta.id
             self._host.sessions.create(meta=meta)
+            self._host.agent.given.rename(provisional, meta.id)
         return meta
 
     def latest_session_id(self) -> str | None:
@@ -137,6 +139,7 @@ class SessionBook:
             raise EngineError(f"session {session_id!r} not found")
         await self._host.saver.adelete_thread(session_id)
         self._host.sessions.delete(session_id)
+        await self._host.agent.given.detach(session_id)  # the servers its client gave it
         if self._state.session is not None and self._state.session.id == session_id:
             return await self.new_session()
         return None

@@ -12,7 +12,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from operator import is_
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.tools import BaseTool
 
@@ -28,6 +28,14 @@ from birdie_tui.tools.adapter import make_tool
 MCPToolSource = Callable[[Skill], Awaitable[list[BaseTool]]]
 
 
+class GivenTools(Protocol):
+    """MCP servers a client gave this session (`mcp/given.py`): stand-in skills, on for this
+    session only, whose tools come from their own manager."""
+
+    def skills(self) -> list[Skill]: ...
+    async def tools_for(self, skill: Skill) -> list[Any]: ...
+
+
 class Toolbox:
     def __init__(
         self,
@@ -37,12 +45,14 @@ class Toolbox:
         tool_timeout: float = 120.0,
         max_call_timeout: float | None = None,
         mcp_tools: MCPToolSource | None = None,
+        given: Callable[[], GivenTools | None] = lambda: None,
     ):
         self.registry = registry
         self._policy = policy
         self.tool_timeout = tool_timeout
         self.max_call_timeout = max_call_timeout  # clamps a model's `timeout_s`
         self.mcp_tools = mcp_tools
+        self._given = given  # read on every call: the session may change under the toolbox
         # Built tools keyed by the Skill object: a reload makes new objects, so no invalidation.
         self._cache: dict[int, tuple[Skill, list[BaseTool]]] = {}
         self._mcp_owner: dict[str, Skill] = {}  # MCP tool name -> its skill (for approval)
@@ -61,13 +71,14 @@ class Toolbox:
 
     def allowed_skills(self) -> list[Skill]:
         """The skills the session's policy lets the model use, worked out again only when the
-        registry was replaced or a grant changed."""
+        registry was replaced or a grant changed; then the servers given to the session."""
         policy = self._policy()
         key = (self.registry.version, tuple(policy.enabled_names),
                tuple(policy.disabled_names))
         if self._allowed is None or self._allowed[0] != key:
             self._allowed = (key, policy.allowed(self.registry))
-        return list(self._allowed[1])
+        given = self._given()
+        return [*self._allowed[1], *(given.skills() if given is not None else ())]
 
     def find_allowed(self, name: str) -> Skill | None:
         skill = self.registry.get(name)
@@ -93,16 +104,20 @@ class Toolbox:
         if self._static is not None and same_items(self._static[0], key):
             return list(self._static[1])
         out = await self._collect(skills)
-        if self.mcp_tools is None or all(s.mcp_server is None for s in skills):
+        if all(s.mcp_server is None for s in skills) or (
+                self.mcp_tools is None and self._given() is None):
             self._static = (key, list(out))
         return out
 
     async def _collect(self, skills: list[Skill]) -> list[BaseTool]:
         out: list[BaseTool] = []
-        source = self.mcp_tools
-        wanted = [s for s in skills if s.mcp_server is not None] if source is not None else []
+        given = self._given()
+        own = {id(s) for s in given.skills()} if given is not None else set()
+        wanted = [s for s in skills if s.mcp_server is not None and
+                  (id(s) in own or self.mcp_tools is not None)]
         # Every MCP server starts at once: two that hang cost one start timeout, not two.
-        fetched = await asyncio.gather(*(source(s) for s in wanted)) if wanted and source is not None else []
+        fetched = await asyncio.gather(*(self._source(s, given, own)(s) for s in wanted)) \
+            if wanted else []
         mcp = {id(s): tools for s, tools in zip(wanted, fetched)}
         for skill in skills:
             out.extend(self._skill_tools(skill))
@@ -123,6 +138,13 @@ class Toolbox:
                                                  lambda: self.decay_turns)
             out.append(self._get_skill)
         return out
+
+    def _source(self, skill: Skill, given: GivenTools | None, own: set[int]) -> MCPToolSource:
+        """A given server's tools come from its session's manager, a skill's from the agent's."""
+        if given is not None and id(skill) in own:
+            return given.tools_for
+        assert self.mcp_tools is not None  # `wanted` holds no other MCP skill without one
+        return self.mcp_tools
 
     def loadable(self) -> list[Skill]:
         """The allowed skills whose bodies the model may load (get_skill / load_skill)."""

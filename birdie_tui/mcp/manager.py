@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 DEFAULT_START_TIMEOUT = 15.0
 DEFAULT_RETRY_AFTER = 300.0  # seconds a failed start is remembered ($BIRDIE_MCP_RETRY_AFTER)
+SKILL_RETRY_HINT = (
+    "switch the skill off and on, edit its SKILL.MD or /mcp restart it to retry now")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".jar")
 
 
@@ -77,8 +79,10 @@ def retry_after_from(environ: Mapping[str, str]) -> float:
 class MCPManager:
     def __init__(self, logs_dir: Path, *, start_timeout: float = DEFAULT_START_TIMEOUT,
                  call_timeout: float = 120.0, retry_after: float | None = None,
-                 environ: Mapping[str, str] = os.environ, failures_file: Path | None = None):
+                 environ: Mapping[str, str] = os.environ, failures_file: Path | None = None,
+                 retry_hint: str = SKILL_RETRY_HINT):
         self.logs_dir = Path(logs_dir)
+        self.retry_hint = retry_hint  # how to retry a failed server sooner, said in its row
         self.start_timeout = start_timeout
         self.call_timeout = call_timeout
         self.retry_after = retry_after if retry_after is not None else retry_after_from(environ)
@@ -215,6 +219,16 @@ class MCPManager:
             if conn is not None:
                 await conn.stop()
 
+    async def retry(self, name: str) -> None:
+        """A failed server of `name` starts on its next use, however recently it failed (it
+        was asked for again); a running one is left alone."""
+        key = name.lower()
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            self._forget_failure(name)
+            conn = self._conns.get(key)
+            if conn is not None and conn.state == "failed":
+                del self._conns[key]  # its start is over: nothing left to stop
+
     async def aclose(self) -> None:
         self._closed = True
         conns, self._conns = list(self._conns.values()), {}
@@ -264,7 +278,7 @@ class MCPManager:
         stay the same for one failure (the front end tells each new failure once)."""
         if self.retry_after <= 0:
             return ""  # not remembered: the next use starts it again
-        sooner = "switch the skill off and on, edit its SKILL.MD or /mcp restart it to retry now"
+        sooner = self.retry_hint
         if conn.inherited_from is not None:
             return (f" — remembered from a run at {_clock(conn.inherited_from)}: retried after "
                     f"{_clock(self._retry_at(conn))}; {sooner}")

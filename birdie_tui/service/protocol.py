@@ -11,7 +11,7 @@ is one sentence for them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -21,6 +21,7 @@ from birdie_tui.service.rows import (
     BrokenSkillFile,
     InjectionView,
     McpRow,
+    McpServerSpec,
     MemoryNote,
     ModelChoice,
     ModelFacts,
@@ -110,6 +111,10 @@ class Birdie(Protocol):
     async def tools(self) -> list[ToolRow]: ...
     def mcp_rows(self) -> list[McpRow]: ...
     async def restart_mcp(self, skill: str) -> McpRow: ...
+    # The shown session's servers given by its client (ACP `mcpServers`): exactly these from
+    # now on (an empty list stops them); `start`: started now, each row says how it went.
+    async def attach_mcp_servers(self, servers: Sequence[McpServerSpec], *,
+                                 start: bool = True) -> list[McpRow]: ...
 
     # -------------------------------------------------------------- memory
     def memory(self) -> list[MemoryNote]: ...

@@ -7,7 +7,7 @@ live engine object. Cheap to import (dataclasses only), so widgets can name them
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 # /cost's rows are the ledger's (both doors report through `agent.ledger.cost_report`).
@@ -23,7 +23,8 @@ __all__ = [
     "APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode",
     "ApprovalAnswer", "ApprovalRequest", "BrokenSkillFile", "CallContext", "CallUsage",
     "CompactionRow", "ContextChange", "CostReport", "TurnCost",
-    "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "MemoryNote",
+    "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "McpServerSpec",
+    "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
 ]
@@ -164,3 +165,20 @@ class NewSkill:
     name: str
     path: str  # its SKILL.MD
     folder_added: bool  # its skills folder was not loaded by this session before; now it is
+
+
+# -- what a client gives a session --
+@dataclass(frozen=True)
+class McpServerSpec:
+    """An MCP server a client gives the shown session (an editor's `mcpServers` in ACP): its
+    tools join that session's, as `acp:<name>` in the MCP rows. stdio needs `command`; http
+    (streamable HTTP) and sse need `url`."""
+
+    name: str
+    transport: Literal["stdio", "http", "sse"] = "stdio"
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None  # relative command and arguments: against it (else where tools run)
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)

@@ -4,8 +4,12 @@ remote door."""
 
 from __future__ import annotations
 
+import pytest
+
 from birdie_tui.events import SessionOpened, TokenStreamed, TurnDone
 from birdie_tui.modes import APPROVAL_MODES
+from birdie_tui.service import BirdieError
+from birdie_tui.service.rows import McpServerSpec
 
 
 async def test_start_opens_the_session_the_status_shows(door):
@@ -76,3 +80,27 @@ async def test_the_approval_mode_cycles(door):
         assert mode == birdie.approval_mode() == birdie.status().approval_mode
         seen.append(mode)
     assert seen[-1] == start and sorted(seen[:-1]) == sorted(APPROVAL_MODES)
+
+
+async def test_mcp_servers_given_to_a_session_are_its_own(door):
+    """`attach_mcp_servers` (`start=False`: nothing runs yet) lists each server as
+    `acp:<name>` among the shown session's MCP rows and no other session's; an empty list takes
+    them away. The remote door refuses in one line (its agent runs on the server)."""
+    birdie, _ = door
+    spec = McpServerSpec("kit", command="kit-mcp", args=("--fast",))
+    if type(birdie).__name__ == "RemoteBirdie":
+        with pytest.raises(BirdieError, match="not available"):
+            await birdie.attach_mcp_servers([spec])
+        return
+    async for _ in birdie.send("a session with servers"):
+        pass
+    first = birdie.status().session_id
+    rows = await birdie.attach_mcp_servers([spec], start=False)
+    assert [(r.skill, r.state, r.enabled, r.target) for r in rows] == [
+        ("acp:kit", "not started", True, "kit-mcp --fast")]
+    assert [r.skill for r in birdie.mcp_rows()] == ["acp:kit"]
+    await birdie.new_session()
+    assert birdie.mcp_rows() == []
+    await birdie.open_session(first)
+    assert [r.skill for r in birdie.mcp_rows()] == ["acp:kit"]
+    assert await birdie.attach_mcp_servers([]) == [] and birdie.mcp_rows() == []

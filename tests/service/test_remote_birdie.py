@@ -13,7 +13,7 @@ import time
 import pytest
 
 from birdie_tui.service import BirdieError, remote_birdie
-from birdie_tui.service.rows import ApprovalAnswer
+from birdie_tui.service.rows import ApprovalAnswer, McpServerSpec
 
 pytestmark = pytest.mark.integration
 
@@ -296,6 +296,7 @@ async def test_every_command_answers_or_says_one_line(remote):
         "new_skill": lambda: door.new_skill("x"), "switch_model": lambda: door.switch_model("openai"),
         "restart_mcp": lambda: door.restart_mcp("x"), "compact": door.compact,
         "take_last_turn": door.take_last_turn,
+        "attach_mcp_servers": lambda: door.attach_mcp_servers([McpServerSpec("x", command="x")]),
     }
     refused = []
     for name, call in calls.items():
@@ -308,7 +309,7 @@ async def test_every_command_answers_or_says_one_line(remote):
             refused.append(name)
     assert sorted(refused) == sorted(["remember", "forget", "change_dir", "set_auto_compact",
                                       "new_skill", "switch_model", "restart_mcp", "compact",
-                                      "take_last_turn"])
+                                      "take_last_turn", "attach_mcp_servers"])
     again = await remote(session_id=door.status().session_id)
     assert again.approval_mode() == "auto" and again.tool_call_limit() == 5
     assert again.skill_loading() == "model"

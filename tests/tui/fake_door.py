@@ -29,7 +29,7 @@ import argparse
 import asyncio
 import itertools
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -42,7 +42,8 @@ from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
 from birdie_tui.service.rows import (ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CallUsage, CompactionRow, CostReport,
-                                     InjectionView, McpRow, MemoryNote, ModelChoice, ModelFacts,
+                                     InjectionView, McpRow, McpServerSpec, MemoryNote,
+                                     ModelChoice, ModelFacts,
                                      NewSkill, Segment, SessionPulse, SessionRow, SettingsRow,
                                      SkillRow, Started, Status, TokenLedger, ToolCallItem,
                                      ToolRow, TranscriptItem, TurnCost, UserTurn)
@@ -106,6 +107,7 @@ class FakeDoor:
         self._limit: int | None = None
         self._auto_compact = 0
         self._cwd = "/tmp"
+        self.given: dict[str, tuple[McpServerSpec, ...]] = {}  # session id -> its client's servers
 
     @classmethod
     def factory(cls, door: FakeDoor | None = None) -> Callable[
@@ -524,10 +526,18 @@ class FakeDoor:
                 if self._enabled(row.name) for name in row.tool_names]
 
     def mcp_rows(self) -> list[McpRow]:
-        return []
+        return [_given_row(spec) for spec in self.given.get(self._current, ())]
 
     async def restart_mcp(self, skill: str) -> McpRow:
         raise BirdieError(f"{skill!r} is not an MCP skill")
+
+    async def attach_mcp_servers(self, servers: Sequence[McpServerSpec], *,
+                                 start: bool = True) -> list[McpRow]:
+        """Recorded per session; nothing runs (the rows say "not started")."""
+        self.calls.append("attach_mcp_servers")
+        self.given[self._current] = tuple(servers)
+        self._emit(SkillsChanged())
+        return self.mcp_rows()
 
     # -------------------------------------------------------------- memory
     def memory(self) -> list[MemoryNote]:
@@ -619,3 +629,9 @@ class FakeDoor:
 
 
 _checked: Birdie = FakeDoor()  # mypy: the fake satisfies the whole protocol
+
+
+def _given_row(spec: McpServerSpec) -> McpRow:
+    return McpRow(skill=f"acp:{spec.name}", transport=spec.transport,
+                  target=spec.url or " ".join([spec.command, *spec.args]),
+                  state="not started", enabled=True)

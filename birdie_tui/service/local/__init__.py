@@ -25,6 +25,7 @@ from birdie_tui.service.local.approvals import LocalApprovals
 from birdie_tui.service.local.commands import LocalCommands
 from birdie_tui.service.local.context import LocalContext
 from birdie_tui.service.local.desk import SessionDesk
+from birdie_tui.service.local.given import LocalGivenServers
 from birdie_tui.service.local.start import (
     DoorOptions, failed_start, import_engine, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
@@ -50,10 +51,11 @@ from birdie_tui.text import one_line
 
 if TYPE_CHECKING:  # imported by `start`, after the first paint
     from birdie_tui.agent.approvals import ApprovalAnswer
+    from birdie_tui.mcp.manager import ServerStatus
     from birdie_tui.store.settings import Settings
 
 
-class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
+class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Path] | None = None,
@@ -339,14 +341,22 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals):
     async def restart_mcp(self, skill: str) -> McpRow:
         engine = self._shown
         found = engine.registry.get(skill)
+        if found is None and any(s.skill.lower() == skill.lower() for s in engine.mcp_status()):
+            status = await engine.restart_mcp(skill)  # a server the client gave this session
+        else:
+            status = await self._restart_skill_server(skill)
+        self._emit(SkillsChanged())
+        self._tell_mcp_failures()
+        return local_rows.mcp_row(status)
+
+    async def _restart_skill_server(self, skill: str) -> ServerStatus:
+        engine = self._shown
+        found = engine.registry.get(skill)
         if found is None or found.mcp_server is None:
             raise BirdieError(f"no MCP skill {skill!r} — /mcp lists them")
         if not engine.is_enabled(found):
             raise BirdieError(f"{found.name} is off for this session — enable it first")
-        status = await engine.restart_mcp(found.name)
-        self._emit(SkillsChanged())
-        self._tell_mcp_failures()
-        return local_rows.mcp_row(status)
+        return await engine.restart_mcp(found.name)
 
     def _tell_mcp_failures(self) -> None:
         """Each MCP server failure is told once (the sidebar keeps showing it)."""

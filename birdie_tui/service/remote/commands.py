@@ -7,7 +7,7 @@ server's catalog and the thread's history answer (skills, tools, MCP, model, /co
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from birdie_tui.service.rows import (
     InjectionRow,
     InjectionView,
     McpRow,
+    McpServerSpec,
     MemoryNote,
     ModelChoice,
     ModelFacts,
@@ -169,6 +170,10 @@ class RemoteCommands:
 
     async def restart_mcp(self, skill: str) -> McpRow:
         raise local_only("restarting an MCP server", "it runs on the server")
+
+    async def attach_mcp_servers(self, servers: Sequence[McpServerSpec], *,
+                                 start: bool = True) -> list[McpRow]:
+        raise local_only("MCP servers given by a client", "the agent runs on the server")
 
     async def new_skill(self, name: str) -> NewSkill:
         raise local_only("/skill new", "skills are files on the server")
