@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,6 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -49,6 +48,7 @@ from acp.schema import (
 
 from birdie_tui import version
 from birdie_tui.acp import commands
+from birdie_tui.acp.mcp_specs import BadMcpServer, mcp_capabilities, mcp_specs
 from birdie_tui.acp.permissions import SessionApprover
 from birdie_tui.acp.prompt_text import prompt_text
 from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, replay
@@ -64,6 +64,7 @@ from birdie_tui.events import (
 )
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, approval_mode_of
 from birdie_tui.service import Birdie, BirdieError
+from birdie_tui.service.rows import McpRow, McpServerSpec
 
 log = logging.getLogger("birdie_tui.acp")
 
@@ -112,6 +113,7 @@ class BirdieAgent:
         self._cwd_changed = asyncio.Condition()
         self._client_caps: Any = None
         self._watch: asyncio.Task[None] | None = None
+        self._with_servers: set[str] = set()  # sessions the client gave MCP servers
 
     # ------------------------------------------------------------------ life
     def on_connect(self, conn: Client) -> None:
@@ -164,7 +166,7 @@ class BirdieAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=mcp_capabilities(),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="birdie-tui", title="Birdie", version=version()),
@@ -180,11 +182,13 @@ class BirdieAgent:
                           **kwargs: Any) -> NewSessionResponse:
         await self._ready()
         folder = _folder(cwd)
+        specs = _specs(mcp_servers, folder)  # refused before anything is created
         async with self._desk:
             await self._door.new_session()
             session_id = self._door.save_session()
+            servers = await self._attach(session_id, specs)
         session = self._add(session_id, folder)
-        self._after_response(self._greet(session))
+        self._after_response(self._greet(session, servers))
         return NewSessionResponse(session_id=session_id, modes=self._modes(session))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
@@ -192,6 +196,7 @@ class BirdieAgent:
                            **kwargs: Any) -> LoadSessionResponse:
         await self._ready()
         folder = _folder(cwd)
+        specs = _specs(mcp_servers, folder)
         known = self._sessions.get(session_id)
         if known is not None and known.turn is not None and not known.turn.done():
             raise RequestError.invalid_request({"message": "a prompt is running in this session"})
@@ -202,11 +207,12 @@ class BirdieAgent:
                 raise RequestError.invalid_params({"sessionId": session_id,
                                                    "message": str(exc)}) from None
             items = await self._door.transcript()
+            servers = await self._attach(session_id, specs)
         session = known or self._add(session_id, folder)
         session.cwd = folder
         for update in replay(items, folder):  # the whole conversation before the answer
             await self._send(session.id, update)
-        self._after_response(self._greet(session))
+        self._after_response(self._greet(session, servers))
         return LoadSessionResponse(modes=self._modes(session))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
@@ -446,16 +452,39 @@ class BirdieAgent:
         loop = asyncio.get_running_loop()
         loop.call_soon(lambda: loop.create_task(work))
 
-    async def _greet(self, session: AcpSession) -> None:
+    async def _attach(self, session_id: str, specs: list[McpServerSpec]) -> list[McpRow]:
+        """The client's MCP servers for the shown session (the list replaces the last one)."""
+        if not specs and session_id not in self._with_servers:
+            return []
+        try:
+            rows = await self._door.attach_mcp_servers(specs)
+        except BirdieError as exc:
+            raise RequestError.invalid_params({"mcpServers": str(exc)}) from None
+        if specs:
+            self._with_servers.add(session_id)
+        else:
+            self._with_servers.discard(session_id)
+        return rows
+
+    async def _greet(self, session: AcpSession, servers: Sequence[McpRow] = ()) -> None:
         await self._send(session.id, self._commands_update())
-        if self._problems:
-            note = "\n".join(f"Birdie: {problem}" for problem in self._problems)
-            await self._send(session.id, update_agent_message_text(note + "\n\n"))
-            self._problems = ()
+        notes = [f"Birdie: {problem}" for problem in self._problems]
+        self._problems = ()
+        notes += [f"Birdie: the MCP server {row.skill} failed: {row.error or row.state}"
+                  for row in servers if row.state == "failed"]
+        if notes:
+            await self._send(session.id, update_agent_message_text("\n".join(notes) + "\n\n"))
 
     def _commands_update(self) -> AvailableCommandsUpdate:
         return AvailableCommandsUpdate(session_update="available_commands_update",
                                        available_commands=commands.available(self._door))
+
+
+def _specs(servers: list[Any] | None, cwd: str) -> list[McpServerSpec]:
+    try:
+        return mcp_specs(servers, cwd=cwd)
+    except BadMcpServer as exc:
+        raise RequestError.invalid_params({"mcpServers": str(exc)}) from None
 
 
 def _folder(cwd: str) -> str:

@@ -201,3 +201,32 @@ async def test_an_unanswered_permission_holds_only_its_call_until_cancel(home: P
         assert not (work / "w.txt").exists()
         done = await conn.prompt(session_id=held, prompt=prompt("and now?"))
         assert done.stop_reason == "end_turn"
+
+
+async def test_mcp_servers_given_in_session_new_serve_that_session(home: Path, tmp_path: Path):
+    """An MCP stdio server passed in session/new (the bundled demo, a real process) gives
+    that session its tools; a session created without it cannot call them; a bad entry is
+    refused with invalid params before anything is created."""
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    from birdie_tui.skills import bundled_skills_dir
+
+    demo = McpServerStdio(name="demo", command=sys.executable,
+                          args=[str(bundled_skills_dir() / "mcp_demo" / "server.py")], env=[])
+    client = Recorder(answer="allow_once")
+    work = str(tmp_path / "work")
+    async with agent(home, client) as (conn, _):
+        sid = (await conn.new_session(cwd=work, mcp_servers=[demo])).session_id
+        await conn.prompt(session_id=sid, prompt=prompt('call reverse_string {"text": "birdie"}'))
+        ends = [u for u in client.of_kind("tool_call_update", sid) if u.status == "completed"]
+        assert ends and "eidrib" in ends[-1].raw_output
+        bare = (await conn.new_session(cwd=work)).session_id
+        await conn.prompt(session_id=bare, prompt=prompt('call reverse_string {"text": "x"}'))
+        assert not [u for u in client.of_kind("tool_call_update", bare)
+                    if u.status == "completed"]
+        with pytest.raises(RequestError) as bad:
+            await conn.new_session(cwd=work, mcp_servers=[
+                McpServerStdio(name="", command="", args=[], env=[])])
+        assert bad.value.code == -32602
