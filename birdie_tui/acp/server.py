@@ -26,6 +26,7 @@ from acp.schema import (
     AuthenticateResponse,
     AvailableCommandsUpdate,
     CloseSessionResponse,
+    ConfigOptionUpdate,
     CurrentModeUpdate,
     ForkSessionResponse,
     Implementation,
@@ -48,10 +49,11 @@ from acp.schema import (
 
 from birdie_tui import version
 from birdie_tui.acp import commands
+from birdie_tui.acp.options import config_options, set_option
 from birdie_tui.acp.mcp_specs import BadMcpServer, mcp_capabilities, mcp_specs
 from birdie_tui.acp.permissions import SessionApprover
 from birdie_tui.acp.prompt_text import prompt_text
-from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, replay
+from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, plan_of, replay
 from birdie_tui.events import (
     ApprovalDecided,
     TokenStreamed,
@@ -187,9 +189,11 @@ class BirdieAgent:
             await self._door.new_session()
             session_id = self._door.save_session()
             servers = await self._attach(session_id, specs)
+            options = config_options(self._door)
         session = self._add(session_id, folder)
         self._after_response(self._greet(session, servers))
-        return NewSessionResponse(session_id=session_id, modes=self._modes(session))
+        return NewSessionResponse(session_id=session_id, modes=self._modes(session),
+                                  config_options=options)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            additional_directories: list[str] | None = None,
@@ -208,12 +212,13 @@ class BirdieAgent:
                                                    "message": str(exc)}) from None
             items = await self._door.transcript()
             servers = await self._attach(session_id, specs)
+            options = config_options(self._door)
         session = known or self._add(session_id, folder)
         session.cwd = folder
         for update in replay(items, folder):  # the whole conversation before the answer
             await self._send(session.id, update)
         self._after_response(self._greet(session, servers))
-        return LoadSessionResponse(modes=self._modes(session))
+        return LoadSessionResponse(modes=self._modes(session), config_options=options)
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> ListSessionsResponse:
@@ -311,9 +316,15 @@ class BirdieAgent:
 
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
-        raise RequestError.invalid_params({"configId": config_id,
-                                           "message": "Birdie has no session config options; "
-                                                      "use /model and /skill"})
+        session = self._session(session_id)
+        async with self._desk:
+            await self._door.open_session(session.id)
+            try:
+                await set_option(self._door, config_id, value)
+            except BirdieError as exc:
+                raise RequestError.invalid_params({"configId": config_id,
+                                                   "message": str(exc)}) from None
+            return SetSessionConfigOptionResponse(config_options=config_options(self._door))
 
     # ------------------------------------------------------------------ turns
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
@@ -352,8 +363,12 @@ class BirdieAgent:
         except asyncio.CancelledError:
             return PromptResponse(stop_reason="cancelled")
         await self._send(session.id, message_chunk(reply))
-        if command.name in ("skill", "skills", "model"):
-            await self._send(session.id, self._commands_update())
+        if command.name in ("skill", "model"):
+            async with self._desk:
+                await self._door.open_session(session.id)
+                options = config_options(self._door)
+            await self._send(session.id, ConfigOptionUpdate(
+                session_update="config_option_update", config_options=options))
         return PromptResponse(stop_reason="end_turn")
 
     def _mode_setter(self, session: AcpSession) -> commands.ModeSetter:
@@ -394,21 +409,24 @@ class BirdieAgent:
     async def _follow(self, session: AcpSession, event: TurnEvent | None,
                       stream: AsyncIterator[TurnEvent], calls: ToolCalls, tally: _Tally) -> None:
         while event is not None:
-            update = self._update_for(event, calls, tally)
-            if update is not None:
+            for update in self._updates_for(event, calls, tally):
                 await self._send(session.id, update)
             event = await anext(stream, None)
 
-    def _update_for(self, event: TurnEvent, calls: ToolCalls, tally: _Tally) -> Update | None:
+    def _updates_for(self, event: TurnEvent, calls: ToolCalls, tally: _Tally) -> list[Update]:
         if isinstance(event, TokenStreamed):
-            return message_chunk(event.text) if event.text else None
+            return [message_chunk(event.text)] if event.text else []
         if isinstance(event, ToolCallStarted):
-            return calls.started(event.id, event.name, event.args)
+            calls.names[event.id] = event.name
+            return [calls.started(event.id, event.name, event.args)]
         if isinstance(event, ApprovalDecided):
-            return calls.running(event.id) if event.decision == "approved" else None
+            return [calls.running(event.id)] if event.decision == "approved" else []
         if isinstance(event, ToolFinished):
             tally.limited = tally.limited or event.content.startswith(LIMIT_TEXT)
-            return calls.finished(event.id, event.content, event.error)
+            plan = None if event.error else plan_of(calls.names.get(event.id, event.name),
+                                                    event.content)
+            return [calls.finished(event.id, event.content, event.error),
+                    *([plan] if plan is not None else [])]
         if isinstance(event, UsageReported):
             tally.input_tokens += event.input_tokens
             tally.output_tokens += event.output_tokens
@@ -416,7 +434,7 @@ class BirdieAgent:
             tally.error = event.message
         elif isinstance(event, TurnDone):
             tally.replies.append(event.text)
-        return None
+        return []
 
     @contextlib.asynccontextmanager
     async def _in_folder(self, cwd: str) -> AsyncIterator[None]:

@@ -9,21 +9,25 @@ show). Nothing here talks to the client: `server.py` sends what these functions 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -33,7 +37,7 @@ from acp.schema import (
 
 from birdie_tui.service.rows import TranscriptItem
 
-Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
+Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
 
 DIFF_READ_LIMIT = 512 * 1024  # bytes of a file read to show a write's diff
 TITLE_LIMIT = 120
@@ -53,6 +57,23 @@ _KIND_WORDS: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
     ("fetch", ("fetch", "http", "url", "download", "web", "curl", "weather", "api")),
     ("think", ("plan", "think", "todo", "note", "remember")),
 )
+
+
+# The bundled planning skill's list (skills/planning/tools.py `todo_list`): "[x] #3 text".
+_TODO_LINE = re.compile(r"^\[( |x)\] #\d+ (.+)$")
+
+
+def plan_of(tool: str, output: str) -> AgentPlanUpdate | None:
+    """The model's plan, when it keeps one with the planning skill: each `todo_list` result is
+    the whole list, sent as the session's plan."""
+    if tool != "todo_list":
+        return None
+    entries = [plan_entry(found.group(2), status="completed" if found.group(1) == "x"
+                          else "pending")
+               for line in output.splitlines() if (found := _TODO_LINE.match(line.strip()))]
+    if not entries and "empty" not in output:
+        return None
+    return update_plan(entries)
 
 
 def message_chunk(text: str) -> AgentMessageChunk:
@@ -126,6 +147,7 @@ class ToolCalls:
 
     cwd: str
     _edits: dict[str, tuple[str, str | None, str]] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # call id -> tool
 
     def started(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallStart:
         path = _path_arg(args)

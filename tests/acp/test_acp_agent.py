@@ -230,3 +230,32 @@ async def test_mcp_servers_given_in_session_new_serve_that_session(home: Path, t
             await conn.new_session(cwd=work, mcp_servers=[
                 McpServerStdio(name="", command="", args=[], env=[])])
         assert bad.value.code == -32602
+
+
+async def test_config_options_switch_skills_and_a_todo_list_is_the_plan(home: Path,
+                                                                        tmp_path: Path):
+    """session/new offers the model and a switch per skill; turning a skill's switch off
+    takes its tools from the session; the planning skill's todo list arrives as the plan."""
+    client = Recorder()
+    async with agent(home, client) as (conn, _):
+        new = await conn.new_session(cwd=str(tmp_path / "work"))
+        sid = new.session_id
+        ids = {option.root.id if hasattr(option, "root") else option.id
+               for option in new.config_options}
+        assert "model" in ids and "skill:filesystem" in ids
+        answer = await conn.set_config_option(config_id="skill:filesystem", session_id=sid,
+                                              value=False)
+        switch = [o for o in answer.config_options
+                  if (o.root if hasattr(o, "root") else o).id == "skill:filesystem"]
+        assert (switch[0].root if hasattr(switch[0], "root") else switch[0]).current_value is False
+        with pytest.raises(RequestError) as bad:
+            await conn.set_config_option(config_id="volume", session_id=sid, value="11")
+        assert bad.value.code == -32602
+
+        await conn.prompt(session_id=sid, prompt=prompt('call todo_add {"text": "write docs"}'))
+        await conn.prompt(session_id=sid, prompt=prompt('call todo_add {"text": "ship it"}'))
+        await conn.prompt(session_id=sid, prompt=prompt('call todo_done {"id": 1}'))
+        await conn.prompt(session_id=sid, prompt=prompt("call todo_list {}"))
+        plan = client.of_kind("plan", sid)[-1]
+        assert [(e.content, e.status) for e in plan.entries] == [("write docs", "completed"),
+                                                                 ("ship it", "pending")]
