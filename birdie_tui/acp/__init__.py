@@ -2,7 +2,7 @@
 
 A front end like the TUI and `--print`: it reaches Birdie only through the door
 (`birdie_tui.service`). `server.py` is the agent, `updates.py` what the client is told,
-`permissions.py` approvals, `commands.py` the slash commands an editor offers, `options.py`
+`turns.py` a prompt's turn, `permissions.py` approvals, `commands.py` the slash commands an editor offers, `options.py`
 the session's config options, `mcp_specs.py` the client's MCP servers,
 `prompt_text.py` a prompt's content blocks, `streams.py` the protocol's byte streams.
 Logs go to `$BIRDIE_HOME/logs/birdie-tui.log`, never to stdout.

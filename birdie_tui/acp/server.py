@@ -5,7 +5,7 @@ session id, so a session started in an editor opens in the TUI and the other way
 door shows one session at a time: every step that reads or changes a session shows it first,
 under `_desk`, and a turn keeps running on its own session while another is shown (the door
 parks it). A turn starts with its session's working directory; turns of sessions in other
-directories wait for it (tools run in the process's directory).
+directories wait for it (`turns.py`: tools run in the process's directory).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections import Counter
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
@@ -44,7 +43,6 @@ from acp.schema import (
     SessionModeState,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    Usage,
 )
 
 from birdie_tui import version
@@ -53,17 +51,8 @@ from birdie_tui.acp.options import config_options, set_option
 from birdie_tui.acp.mcp_specs import BadMcpServer, mcp_capabilities, mcp_specs
 from birdie_tui.acp.permissions import SessionApprover
 from birdie_tui.acp.prompt_text import prompt_text
-from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, plan_of, replay
-from birdie_tui.events import (
-    ApprovalDecided,
-    TokenStreamed,
-    ToolCallStarted,
-    ToolFinished,
-    TurnDone,
-    TurnError,
-    TurnEvent,
-    UsageReported,
-)
+from birdie_tui.acp.turns import FolderGate, TurnRelay
+from birdie_tui.acp.updates import message_chunk, replay
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, approval_mode_of
 from birdie_tui.service import Birdie, BirdieError
 from birdie_tui.service.rows import McpRow, McpServerSpec
@@ -88,16 +77,6 @@ class AcpSession:
     turn: asyncio.Task[PromptResponse] | None = None
 
 
-@dataclass
-class _Tally:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    limited: bool = False
-    error: str = ""
-    cancelled: bool = False
-    replies: list[str] = field(default_factory=list)
-
-
 class BirdieAgent:
     """The ACP agent (`acp.interfaces.Agent`); `server.run` wires it to stdio."""
 
@@ -111,8 +90,7 @@ class BirdieAgent:
         self._problems: tuple[str, ...] = ()
         self._sessions: dict[str, AcpSession] = {}
         self._desk = asyncio.Lock()
-        self._cwd_turns: Counter[str] = Counter()
-        self._cwd_changed = asyncio.Condition()
+        self._turns = TurnRelay(door, self._desk, FolderGate(), self._send)
         self._client_caps: Any = None
         self._watch: asyncio.Task[None] | None = None
         self._with_servers: set[str] = set()  # sessions the client gave MCP servers
@@ -379,79 +357,7 @@ class BirdieAgent:
         return set_mode
 
     async def _run_turn(self, session: AcpSession, text: str) -> PromptResponse:
-        tally = _Tally()
-        calls = ToolCalls(session.cwd)
-        try:
-            async with self._in_folder(session.cwd):
-                async with self._desk:
-                    await self._door.open_session(session.id)
-                    stream = self._door.send(text, approver=session.approver)
-                    first = await anext(stream, None)  # the turn now holds its session
-                try:
-                    await self._follow(session, first, stream, calls, tally)
-                finally:
-                    close = getattr(stream, "aclose", None)
-                    if close is not None:
-                        await close()
-        except asyncio.CancelledError:
-            tally.cancelled = True
-        except BirdieError as exc:
-            tally.error = str(exc)
-        usage = Usage(input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
-                      total_tokens=tally.input_tokens + tally.output_tokens)
-        if tally.cancelled:
-            return PromptResponse(stop_reason="cancelled", usage=usage)
-        if tally.error:
-            raise RequestError.internal_error({"message": tally.error})
-        return PromptResponse(stop_reason="max_turn_requests" if tally.limited else "end_turn",
-                              usage=usage)
-
-    async def _follow(self, session: AcpSession, event: TurnEvent | None,
-                      stream: AsyncIterator[TurnEvent], calls: ToolCalls, tally: _Tally) -> None:
-        while event is not None:
-            for update in self._updates_for(event, calls, tally):
-                await self._send(session.id, update)
-            event = await anext(stream, None)
-
-    def _updates_for(self, event: TurnEvent, calls: ToolCalls, tally: _Tally) -> list[Update]:
-        if isinstance(event, TokenStreamed):
-            return [message_chunk(event.text)] if event.text else []
-        if isinstance(event, ToolCallStarted):
-            calls.names[event.id] = event.name
-            return [calls.started(event.id, event.name, event.args)]
-        if isinstance(event, ApprovalDecided):
-            return [calls.running(event.id)] if event.decision == "approved" else []
-        if isinstance(event, ToolFinished):
-            tally.limited = tally.limited or event.content.startswith(LIMIT_TEXT)
-            plan = None if event.error else plan_of(calls.names.get(event.id, event.name),
-                                                    event.content)
-            return [calls.finished(event.id, event.content, event.error),
-                    *([plan] if plan is not None else [])]
-        if isinstance(event, UsageReported):
-            tally.input_tokens += event.input_tokens
-            tally.output_tokens += event.output_tokens
-        elif isinstance(event, TurnError):
-            tally.error = event.message
-        elif isinstance(event, TurnDone):
-            tally.replies.append(event.text)
-        return []
-
-    @contextlib.asynccontextmanager
-    async def _in_folder(self, cwd: str) -> AsyncIterator[None]:
-        """Run with `cwd` as the process's working directory, once no turn of another folder
-        runs (tools run where the process is)."""
-        async with self._cwd_changed:
-            await self._cwd_changed.wait_for(
-                lambda: not (+self._cwd_turns) or set(+self._cwd_turns) == {cwd})
-            if os.getcwd() != cwd:
-                os.chdir(cwd)
-            self._cwd_turns[cwd] += 1
-        try:
-            yield
-        finally:
-            async with self._cwd_changed:
-                self._cwd_turns[cwd] -= 1
-                self._cwd_changed.notify_all()
+        return await self._turns.run(session.id, session.cwd, session.approver, text)
 
     # ------------------------------------------------------------------ to the client
     async def _ask_permission(self, session_id: str, tool_call: Any, options: list[Any]) -> Any:
