@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode
+# Path, new-text and edit arguments: one spelling shared with writes done in a client's
+# workspace (tools/workspace_calls.py), so the diff asked about is the change made.
+from birdie_tui.tools.file_args import edit_pair, is_path_arg, new_text_key, path_arg
 
 
 # The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).
@@ -41,13 +44,7 @@ Mode = ApprovalMode
 REMEMBER = ("command", "tool", "skill")
 TOOL_APPROVAL = ("ask", "never", "outside_workdir")  # a tool block's `approval:` values
 
-# Argument names read as file paths (besides a schema's `format: path`).
-PATH_NAMES = {"path", "file", "filename", "file_path", "filepath", "dir", "directory",
-              "folder", "src", "dst", "source", "destination", "target"}
-PATH_SUFFIXES = ("_path", "_file", "_dir", "_directory")
 DIFF_LIMIT = 200_000  # characters of a proposed file shown as a diff; beyond, a summary
-NEW_TEXT_KEYS = ("content", "contents", "text", "new_content", "file_text")
-EDIT_KEYS = (("old_string", "new_string"), ("old_text", "new_text"), ("old_str", "new_str"))
 
 
 @dataclass(frozen=True)
@@ -288,13 +285,6 @@ def command_text(tool: Any, args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def is_path_arg(name: str, spec: Any) -> bool:
-    if isinstance(spec, dict) and spec.get("format") == "path":
-        return True
-    low = name.lower()
-    return low in PATH_NAMES or low.endswith(PATH_SUFFIXES)
-
-
 def outside_paths(args: dict[str, Any], schema: Any, workdir: Path | None) -> tuple[str, ...]:
     """Path arguments that resolve (symlinks followed) outside the working directory."""
     root = Path(workdir or os.getcwd()).resolve()
@@ -316,9 +306,10 @@ def outside_paths(args: dict[str, Any], schema: Any, workdir: Path | None) -> tu
 def proposed_diff(args: dict[str, Any], workdir: Path | None = None) -> str | None:
     """A unified diff for a call that writes or edits a file (a path argument plus new
     content, or an old/new pair), against the file as it is now; None for any other call."""
-    path = next((v for k, v in args.items() if isinstance(v, str) and is_path_arg(k, None)), None)
-    if path is None:
+    found = path_arg(args)
+    if found is None:
         return None
+    path = found[1]
     target = Path(workdir or os.getcwd()) / os.path.expanduser(path)
     try:
         size = target.stat().st_size if target.is_file() else 0
@@ -328,17 +319,14 @@ def proposed_diff(args: dict[str, Any], workdir: Path | None = None) -> str | No
     except OSError:
         before = ""
     after: str | None = None
-    text_key = next((k for k in NEW_TEXT_KEYS if isinstance(args.get(k), str)), None)
+    text_key, edit = new_text_key(args), edit_pair(args)
     if text_key is not None:
         after = args[text_key]
-    else:
-        for old_key, new_key in EDIT_KEYS:
-            old, new = args.get(old_key), args.get(new_key)
-            if isinstance(old, str) and isinstance(new, str):
-                if old and old not in before:
-                    return f"--- {path}\n(the text to replace is not in the file)\n"
-                after = before.replace(old, new, 1)
-                break
+    elif edit is not None:
+        old, new = edit
+        if old and old not in before:
+            return f"--- {path}\n(the text to replace is not in the file)\n"
+        after = before.replace(old, new, 1)
     if after is None:
         return None
     if len(before) + len(after) > DIFF_LIMIT:

@@ -37,6 +37,7 @@ from birdie_tui.skills.registry import SkillRegistry
 from birdie_tui.store import BirdiePaths
 from birdie_tui.store.paths import default_user, validate_user
 from birdie_tui.store.settings import Settings, load_settings
+from birdie_tui.workspace import Workspace
 
 # What a served graph's nodes call to get their run's context (from the run's config).
 ContextFor = Callable[[Any], Awaitable[AgentContext]]
@@ -133,9 +134,10 @@ class ModelFacts(Protocol):
 def agent_context(parts: ModelFacts, *, toolbox: Toolbox, approvals: ApprovalPolicy,
                   memory: list[str], max_tool_calls: int, loading: LoadingMode,
                   decay_turns: int, max_loaded: int, wire_events: bool = False,
-                  workdir: Path | None = None) -> AgentContext:
+                  workdir: Path | None = None, workspace: Workspace | None = None) -> AgentContext:
     """What the graph's nodes get for one run (runtime context, never checkpointed): the
-    parts' model, window and prompt file, with the session's tools, rules and settings."""
+    parts' model, window and prompt file, with the session's tools, rules and settings, and
+    the front end's workspace the turn's tools use, if it gave one."""
     return AgentContext(
         model=parts.model,
         toolbox=toolbox,
@@ -149,6 +151,7 @@ def agent_context(parts: ModelFacts, *, toolbox: Toolbox, approvals: ApprovalPol
         custom_prompt=custom_system_prompt(parts.paths.home),
         wire_events=wire_events,
         workdir=str(workdir) if workdir is not None else None,
+        workspace=workspace,
     )
 
 

@@ -56,6 +56,7 @@ from birdie_tui.skills.reload import ReloadReport
 from birdie_tui.store import BirdiePaths, SessionMeta
 from birdie_tui.store.protocols import MemoryStoreProtocol, SessionStoreProtocol
 from birdie_tui.store.settings import Settings
+from birdie_tui.workspace import Workspace
 
 __all__ = ["INTERRUPTED_MARK", "Engine", "EngineError", "EngineOptions", "default_skill_dirs"]
 
@@ -230,9 +231,10 @@ class Engine:
 
     # ----------------------------------------------------------------- a turn
     def run_turn(self, text: str, *, approver: Approver | None = None,
-                 resume: dict[str, ApprovalAnswer] | None = None
+                 resume: dict[str, ApprovalAnswer] | None = None,
+                 workspace: Workspace | None = None
                  ) -> AsyncGenerator[TurnEvent, None]:
-        return self.turns.run_turn(text, approver=approver, resume=resume)
+        return self.turns.run_turn(text, approver=approver, resume=resume, workspace=workspace)
 
     # ----------------------------------------------------------------- sessions (book)
     async def open_session(self, session_id: str | None = None, *, enable: Iterable[str] = (),

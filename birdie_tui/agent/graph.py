@@ -53,6 +53,8 @@ from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
 from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
+from birdie_tui.tools.workspace_calls import using_workspace
+from birdie_tui.workspace import Workspace
 
 # A pending approval: the request -> the user's answer, or None to leave it pending.
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
@@ -87,6 +89,9 @@ class AgentContext:
     custom_prompt: str = ""  # $BIRDIE_HOME/system_prompt.md
     wire_events: bool = False  # served (birdie_tui.server): custom events as plain JSON
     workdir: str | None = None  # where project instructions are read; None: the current dir
+    # The front end's files and terminal for this turn's bash: tools (an ACP client); None:
+    # they run in this process. Never served: a server's tools run on the server.
+    workspace: Workspace | None = None
 
 
 def replace_all(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -290,7 +295,8 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
         called = list({call["name"]: tools[call["name"]] for call in runnable}.values())
         node = ToolNode(called, handle_tool_errors=tool_error_text)
         batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
-        output = await node.ainvoke({"messages": [batch]})
+        with using_workspace(ctx.workspace):  # each call runs in a copy of this context
+            output = await node.ainvoke({"messages": [batch]})
         for message in output["messages"]:
             results[message.tool_call_id] = safe_result(scrubbed_result(message))
     # Each result takes its stand-in's id, so it replaces it in place.

@@ -38,6 +38,7 @@ from birdie_tui.events import (
 )
 from birdie_tui.store import SessionMeta
 from birdie_tui.text import content_text, one_line, scrub_surrogates
+from birdie_tui.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ class TurnLoop:
         self._stopped_for: list[ApprovalRequest] = []  # what the last locked part stopped for
 
     async def run_turn(self, text: str, *, approver: Approver | None = None,
-                       resume: dict[str, ApprovalAnswer] | None = None
+                       resume: dict[str, ApprovalAnswer] | None = None,
+                       workspace: Workspace | None = None
                        ) -> AsyncGenerator[TurnEvent, None]:
         """Run one user turn, yielding events. Never raises for engine/provider failures: they
         become a `TurnError` event. Cancellation leaves a valid history. An unsaved session is
@@ -75,7 +77,9 @@ class TurnLoop:
         A step with calls that need approval stops at an interrupt: `approver` answers each
         request (None: it stays pending, the turn ends with `approval … pending` events and
         the session resumable). `resume` answers a session's pending step instead of sending
-        `text` (`--approve`, or a dialog asked again after a restart)."""
+        `text` (`--approve`, or a dialog asked again after a restart). The turn's `bash:`
+        tools read, write and run through `workspace` where it offers to (an editor's files
+        and terminals, `tools/workspace_calls.py`); without one they run here."""
         text = scrub_surrogates(text)  # an argv byte that is not UTF-8 arrives as one
         meta = self._state.require()
         # Checked before anything is saved: a message the model cannot take leaves no trace.
@@ -97,7 +101,8 @@ class TurnLoop:
                     yield TurnError(message=busy)
                     return
                 async with contextlib.aclosing(
-                        self._locked_turn(meta, text, resume, ask=approver is not None)) as turn:
+                        self._locked_turn(meta, text, resume, ask=approver is not None,
+                                          workspace=workspace)) as turn:
                     async for event in turn:
                         yield event
             if not self._stopped_for or approver is None:
@@ -114,8 +119,8 @@ class TurnLoop:
                 k: ApprovalAnswer.from_value(v) for k, v in answers.items()}}
 
     async def _locked_turn(self, meta: SessionMeta, text: str,
-                           resume: dict[str, ApprovalAnswer] | None, *, ask: bool
-                           ) -> AsyncGenerator[TurnEvent, None]:
+                           resume: dict[str, ApprovalAnswer] | None, *, ask: bool,
+                           workspace: Workspace | None) -> AsyncGenerator[TurnEvent, None]:
         """`run_turn` once the session's turn lock is held, the session caught up. A step that
         stops for approval ends it: with `ask`, its requests are left in `_stopped_for` for
         `run_turn` to ask; without, they are reported pending."""
@@ -125,7 +130,7 @@ class TurnLoop:
         if problem is not None:
             return
         history, tokens = self._history, self._tokens
-        context = self._turn_context()
+        context = self._turn_context(workspace)
         tally = _Tally()
         tokens.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
@@ -198,7 +203,7 @@ class TurnLoop:
                 approvals.remember(request, resume[request.id])
         return pending, None
 
-    def _turn_context(self) -> AgentContext:
+    def _turn_context(self, workspace: Workspace | None = None) -> AgentContext:
         """What the graph's nodes get for this turn (runtime context, never checkpointed)."""
         setting = self._compactor.prompt_setting
         return agent_context(
@@ -210,6 +215,7 @@ class TurnLoop:
             loading=setting("skill_loading"),
             decay_turns=setting("skill_decay_turns"),
             max_loaded=setting("skill_max_loaded"),
+            workspace=workspace,
         )
 
     def _tally(self, event: TurnEvent, tally: _Tally) -> None:

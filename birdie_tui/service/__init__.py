@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from birdie_tui.events import ChangeEvent, TurnEvent  # what the door's signatures name
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError
+# What a front end may lend a turn's tools (files and terminals it hosts): a leaf it implements.
+from birdie_tui.workspace import RunResult, Workspace, WorkspaceError
 
 if TYPE_CHECKING:
     from birdie_tui.service.local import LocalBirdie
     from birdie_tui.service.remote import RemoteBirdie
 
-__all__ = ["Approver", "Birdie", "BirdieError", "ChangeEvent", "LocalBirdie", "TurnEvent",
-           "local_birdie", "remote_birdie"]
+__all__ = ["Approver", "Birdie", "BirdieError", "ChangeEvent", "LocalBirdie", "RunResult",
+           "TurnEvent", "Workspace", "WorkspaceError", "local_birdie", "remote_birdie"]
 
 
 def local_birdie(**options: Any) -> LocalBirdie:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from birdie_tui.events import ChangeEvent, TurnEvent
 from birdie_tui.modes import ApprovalMode, LoadingMode
+from birdie_tui.workspace import Workspace
 from birdie_tui.service.rows import (
     BrokenSkillFile,
     InjectionView,
@@ -76,10 +77,14 @@ class Birdie(Protocol):
     def resume_command(self) -> str | None: ...
 
     # -------------------------------------------------------------- turns
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]: ...
+    # `workspace`: the front end's files and terminals for the turn's bash: tools (an editor
+    # over ACP, birdie_tui/workspace.py); None: tools run where the agent runs.
+    def send(self, text: str, *, approver: Approver | None = None,
+             workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]: ...
     def check_message(self, text: str) -> str | None: ...  # over the model's window: why
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[TurnEvent]: ...
+               approver: Approver | None = None,
+               workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]: ...
     async def pending_approvals(self) -> list[ApprovalRequest]: ...
     # The mode's and rules' answer to a pending request; None: ask the user (the TUI
     # never decides itself).

@@ -10,7 +10,9 @@ and the group is registered with the app's reaper (`reaper.py`), which kills it 
 read in bounded memory and capped at `MAX_TOOL_OUTPUT` characters (`output.py`).
 
 `run_tool_call` is what a tool call runs: the model's `timeout_s` applied and `retries:`
-honoured (`call_limits.py`) around `run_entrypoint`.
+honoured (`call_limits.py`) around `run_entrypoint`. Given the turn's workspace (a front end
+that reads, writes and runs itself, `birdie_tui/workspace.py`), a `bash:` call may go there
+instead (`workspace_calls.py`); the argv it is given is the one spawned here.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from birdie_tui.secrets import tool_environment as tool_environment_without_secr
 from birdie_tui.skills.arguments import ArgumentError, prepare_arguments
 from birdie_tui.skills.models import HTTP_METHODS, SkillTool
 from birdie_tui.text import one_line
+from birdie_tui.workspace import Workspace
 
 from .bash_args import ENV_PREFIX, BashArgumentError, BashPlan, BashTemplateError, bind, compile_template, preview
 from .call_limits import TIMEOUT_PARAM, call_timeout, max_timeout, retries_of, split_call_timeout
 from .output import INVALID, MAX_TOOL_OUTPUT, TIMEOUT, TextCapture, ToolOutcome, truncate_output
 from .python_entry import run_python
 from .reaper import OWNER_VARIABLE, REAPER, tool_environment
+from .workspace_calls import file_call, run_call
 
 __all__ = ["BASH_COMMAND", "MAX_TOOL_OUTPUT", "ToolOutcome", "bash_env", "bash_script",
            "render_command", "run_entrypoint", "run_tool_call", "to_text", "truncate_output"]
@@ -61,13 +65,15 @@ def to_text(value: Any) -> str:
 
 async def run_tool_call(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
                         timeout: float = 120.0, max_call_timeout: float | None = None,
-                        env_allow: Iterable[str] = ()) -> ToolOutcome:
+                        env_allow: Iterable[str] = (),
+                        workspace: Workspace | None = None) -> ToolOutcome:
     """One tool call as the model made it: `run_entrypoint`, tried again up to the tool's
     `retries` times after a failure that could pass (never after a timeout or a cancel)."""
     attempts = retries_of(tool) + 1
     for attempt in range(1, attempts + 1):
         outcome = await run_entrypoint(tool, args, skill_dir=skill_dir, timeout=timeout,
-                                       max_call_timeout=max_call_timeout, env_allow=env_allow)
+                                       max_call_timeout=max_call_timeout, env_allow=env_allow,
+                                       workspace=workspace)
         if not outcome.error or outcome.kind in (TIMEOUT, INVALID):
             break
     if outcome.error and attempt > 1:
@@ -77,8 +83,10 @@ async def run_tool_call(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pat
 
 async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Path,
                          timeout: float = 120.0, max_call_timeout: float | None = None,
-                         env_allow: Iterable[str] = ()) -> ToolOutcome:
+                         env_allow: Iterable[str] = (),
+                         workspace: Workspace | None = None) -> ToolOutcome:
     """Run `tool.entrypoint` with `args`; errors come back as `ToolOutcome(error=True)`.
+    A `bash:` call may run through `workspace` (`workspace_calls.py`).
 
     A `timeout_s` in `args` (bash/http tools) is the model's timeout for this call, clamped
     to [1, the tool's maximum] (`call_limits`); else `timeout` applies. Arguments that do not
@@ -95,7 +103,7 @@ async def run_entrypoint(tool: SkillTool, args: dict[str, Any], *, skill_dir: Pa
     try:
         if scheme == "bash":
             out = await _run_bash_tool(tool.name, target, args, tool.schema, timeout,
-                                       tuple(env_allow))
+                                       tuple(env_allow), workspace)
         elif scheme == "http":
             out = await _run_http(target.strip(), args, tool.schema, timeout)
         elif scheme == "python":
@@ -143,11 +151,16 @@ def render_command(template: str, args: dict[str, Any], schema: dict[str, Any] |
 
 
 async def _run_bash_tool(name: str, template: str, args: dict[str, Any], schema: dict[str, Any],
-                         timeout: float, env_allow: tuple[str, ...] = ()) -> ToolOutcome:
+                         timeout: float, env_allow: tuple[str, ...] = (),
+                         workspace: Workspace | None = None) -> ToolOutcome:
+    if workspace is not None and (done := await file_call(workspace, template, args)) is not None:
+        return done
     try:
         script, values = bash_script(template, args, schema)
     except (BashTemplateError, BashArgumentError) as exc:
         return ToolOutcome(f"cannot run {name}: {exc}", True, INVALID)
+    if workspace is not None and workspace.can_run:
+        return await run_call(workspace, name, [*BASH_COMMAND, script], values, timeout, env_allow)
     return await _run_bash(script, values, timeout, env_allow)
 
 

@@ -40,6 +40,7 @@ from birdie_tui.events import (ApprovalDecided, ChangeEvent, InjectedSkill, Memo
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval_mode_of, \
     loading_mode_of
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
+from birdie_tui.workspace import Workspace
 from birdie_tui.service.rows import (ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CallUsage, CompactionRow, CostReport,
                                      InjectionView, McpRow, McpServerSpec, MemoryNote,
@@ -92,6 +93,7 @@ class FakeDoor:
         self.script = script
         self.user = user
         self.calls: list[str] = []
+        self.workspaces: list[Workspace | None] = []  # what each send/resume was given
         self.started = False
         self._skills = {row.name: row for row in (default_skills() if skills is None
                                                   else skills)}
@@ -185,8 +187,10 @@ class FakeDoor:
         return f"birdie-tui --session-id {self._current}" if self.session.turns else None
 
     # -------------------------------------------------------------- turns
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+    def send(self, text: str, *, approver: Approver | None = None,
+             workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         self.calls.append("send")
+        self.workspaces.append(workspace)  # the fake's tools run nowhere: a test reads what came
         # The turn belongs to the session open now, whatever is opened while it runs.
         return self._turn(self.session, text, approver)
 
@@ -349,8 +353,10 @@ class FakeDoor:
         return None
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+               approver: Approver | None = None,
+               workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         self.calls.append("resume")
+        self.workspaces.append(workspace)
         return self._resume(self.session, answers or {})
 
     async def _resume(self, session: FakeSession, answers: dict[str, ApprovalAnswer]

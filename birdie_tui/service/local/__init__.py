@@ -48,6 +48,7 @@ from birdie_tui.service.rows import (
     TranscriptItem,
 )
 from birdie_tui.text import one_line
+from birdie_tui.workspace import Workspace
 
 if TYPE_CHECKING:  # imported by `start`, after the first paint
     from birdie_tui.agent.approvals import ApprovalAnswer
@@ -177,15 +178,19 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers
                               database_url=self._options["database_url"])
 
     # ------------------------------------------------------------------ turns
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+    def send(self, text: str, *, approver: Approver | None = None,
+             workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         """Run one turn; its events come back in order. Totals, status, skills (MCP servers
         may have started) and MCP failures are told to the listeners as they change. A
         conversation that reached the auto-compaction threshold is compacted first. A step
-        that needs approval asks `approver`; without one it stays pending (`resume`)."""
-        return self._turn(text, approver=approver)
+        that needs approval asks `approver`; without one it stays pending (`resume`). The
+        turn's bash: tools use `workspace` where it offers to (the engine's turn hands it to
+        the tool step)."""
+        return self._turn(text, approver=approver, workspace=workspace)
 
     async def _turn(self, text: str, *, approver: Approver | None = None,
-                    resume: dict[str, ApprovalAnswer] | None = None) -> AsyncIterator[TurnEvent]:
+                    resume: dict[str, ApprovalAnswer] | None = None,
+                    workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         if resume is None:
             await self.auto_compact()
         desk = self._started_desk()
@@ -193,7 +198,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers
         desk.turn_started(engine)
         try:
             async with contextlib.aclosing(engine.run_turn(
-                    text, approver=approver, resume=resume)) as run:
+                    text, approver=approver, resume=resume, workspace=workspace)) as run:
                 async for event in run:
                     yield event
                     if event.type == "usage":

@@ -15,14 +15,15 @@ from birdie_tui.events import ChangeEvent, StatusChanged, TurnEvent
 from birdie_tui.modes import ApprovalMode, approval_mode_of
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import Approver, BirdieError
+from birdie_tui.workspace import Workspace
 
 
 class TurnRunner(Protocol):
     """`LocalBirdie._turn`: a turn sent, or a pending step resumed with `resume`."""
 
     def __call__(self, text: str, *, approver: Approver | None = None,
-                 resume: dict[str, ApprovalAnswer] | None = None
-                 ) -> AsyncIterator[TurnEvent]: ...
+                 resume: dict[str, ApprovalAnswer] | None = None,
+                 workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]: ...
 
 
 class LocalApprovals(OnDesk):
@@ -56,11 +57,13 @@ class LocalApprovals(OnDesk):
         return await self._shown.pending_approvals()
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+               approver: Approver | None = None,
+               workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         """Finish the pending step: calls in `answers` are decided, the others are asked
         through `approver` (a dialog), and the turn runs on; its events come back as from
-        `send`."""
-        return self._turn("", approver=approver, resume=dict(answers or {}))
+        `send` (its bash: tools using `workspace`, as `send` says)."""
+        return self._turn("", approver=approver, resume=dict(answers or {}),
+                          workspace=workspace)
 
     def saved_approvals(self) -> tuple[list[str], list[str]]:
         """(skills approved for the session, "always allow" rules) saved in it."""

@@ -50,7 +50,10 @@ ELSEWHERE_SECONDS = 120.0
 
 
 class RemoteBirdie(RemoteCommands, RemoteTurns):
-    """The `Birdie` protocol over a LangGraph server (see `protocol.py` for each method)."""
+    """The `Birdie` protocol over a LangGraph server (see `protocol.py` for each method).
+
+    A turn's `workspace` (a client's files and terminals) is accepted and ignored: the tools
+    run on the server, in its process and its working directory."""
 
     def __init__(self, url: str, *, user: str | None = None, environ: Any = None,
                  **_local_only: Any) -> None:

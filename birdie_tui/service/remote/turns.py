@@ -31,6 +31,7 @@ from birdie_tui.service.protocol import Approver, BirdieError
 from birdie_tui.service.remote.client import GRAPH, Wire, to_messages
 from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.store.session_meta import str_list
+from birdie_tui.workspace import Workspace
 
 if TYPE_CHECKING:
     from langgraph_sdk.schema import StreamMode
@@ -88,11 +89,15 @@ class RemoteTurns:
     thread_answer: Callable[[RemoteThread, ApprovalRequest], ApprovalAnswer | None]
 
     # ------------------------------------------------------------------ the door's methods
-    def send(self, text: str, *, approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+    # A `workspace` is accepted and not used: the tools run on the server, in its process, so a
+    # client's files and terminals cannot be lent to them.
+    def send(self, text: str, *, approver: Approver | None = None,
+             workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn(text, approver, None)
 
     def resume(self, answers: dict[str, ApprovalAnswer] | None = None, *,
-               approver: Approver | None = None) -> AsyncIterator[TurnEvent]:
+               approver: Approver | None = None,
+               workspace: Workspace | None = None) -> AsyncIterator[TurnEvent]:
         return self._remote_turn("", approver, dict(answers or {}))
 
     async def pending_approvals(self) -> list[ApprovalRequest]:
