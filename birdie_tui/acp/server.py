@@ -18,12 +18,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    tool_terminal_ref,
+    update_agent_message_text,
+    update_tool_call,
+)
 from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AvailableCommandsUpdate,
+    ClientCapabilities,
     CloseSessionResponse,
     ConfigOptionUpdate,
     CurrentModeUpdate,
@@ -47,6 +54,7 @@ from acp.schema import (
 
 from birdie_tui import version
 from birdie_tui.acp import commands
+from birdie_tui.acp.client_workspace import ClientWorkspace, TerminalHook
 from birdie_tui.acp.options import config_options, set_option
 from birdie_tui.acp.mcp_specs import BadMcpServer, mcp_capabilities, mcp_specs
 from birdie_tui.acp.permissions import SessionApprover
@@ -91,9 +99,10 @@ class BirdieAgent:
         self._sessions: dict[str, AcpSession] = {}
         self._desk = asyncio.Lock()
         self._turns = TurnRelay(door, self._desk, FolderGate(), self._send)
-        self._client_caps: Any = None
+        self._client_caps: ClientCapabilities | None = None
         self._watch: asyncio.Task[None] | None = None
-        self._with_servers: set[str] = set()  # sessions the client gave MCP servers
+        self._with_servers: set[str] = set()
+        self._pending_sends: set[asyncio.Task[None]] = set()  # kept until sent  # sessions the client gave MCP servers
 
     # ------------------------------------------------------------------ life
     def on_connect(self, conn: Client) -> None:
@@ -357,7 +366,24 @@ class BirdieAgent:
         return set_mode
 
     async def _run_turn(self, session: AcpSession, text: str) -> PromptResponse:
-        return await self._turns.run(session.id, session.cwd, session.approver, text)
+        workspace = None
+        if self._client is not None:
+            workspace = ClientWorkspace(self._client, session.id, self._client_caps,
+                                        on_terminal=self._terminal_shown(session.id))
+        return await self._turns.run(session.id, session.cwd, session.approver, text,
+                                     workspace)
+
+    def _terminal_shown(self, session_id: str) -> TerminalHook:
+        """A `bash:` call runs in the client's terminal: its tool call shows that terminal."""
+        def shown(call_id: str | None, terminal_id: str) -> None:
+            if call_id is None:
+                return
+            update = update_tool_call(call_id, status="in_progress",
+                                      content=[tool_terminal_ref(terminal_id)])
+            task = asyncio.get_running_loop().create_task(self._send(session_id, update))
+            self._pending_sends.add(task)
+            task.add_done_callback(self._pending_sends.discard)
+        return shown
 
     # ------------------------------------------------------------------ to the client
     async def _ask_permission(self, session_id: str, tool_call: Any, options: list[Any]) -> Any:

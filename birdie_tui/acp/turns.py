@@ -27,7 +27,7 @@ from birdie_tui.events import (
     TurnEvent,
     UsageReported,
 )
-from birdie_tui.service import Approver, Birdie, BirdieError
+from birdie_tui.service import Approver, Birdie, BirdieError, Workspace
 
 LIMIT_TEXT = "Not run: the tool-call limit of this turn"
 Send = Callable[[str, Any], Awaitable[None]]
@@ -77,14 +77,15 @@ class TurnRelay:
         self._gate = gate
         self._send = send
 
-    async def run(self, session_id: str, cwd: str, approver: Approver, text: str) -> PromptResponse:
+    async def run(self, session_id: str, cwd: str, approver: Approver, text: str,
+                  workspace: Workspace | None = None) -> PromptResponse:
         tally = _Tally()
         calls = ToolCalls(cwd)
         try:
             async with self._gate.hold(cwd):
                 async with self._desk:
                     await self._door.open_session(session_id)
-                    stream = self._door.send(text, approver=approver)
+                    stream = self._door.send(text, approver=approver, workspace=workspace)
                     first = await anext(stream, None)  # the turn now holds its session
                 try:
                     await self._follow(session_id, first, stream, calls, tally)

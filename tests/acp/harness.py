@@ -85,8 +85,10 @@ class Recorder:
 
 @contextlib.asynccontextmanager
 async def agent(home: Path, client: Recorder, *args: str, cwd: Path | None = None,
+                caps: ClientCapabilities | None = None,
                 **env: str) -> AsyncIterator[tuple[Any, Any]]:
-    """(connection, process) of a started and initialized `birdie-tui acp`."""
+    """(connection, process) of a started and initialized `birdie-tui acp` (the client offers
+    `caps`: by default neither files nor terminals)."""
     home.mkdir(parents=True, exist_ok=True)
     errors = open(home.parent / "agent.stderr", "ab")  # never a full pipe nobody reads
     async with spawn_agent_process(client, sys.executable, "-m", "birdie_tui.cli", "acp", *args,
@@ -95,7 +97,7 @@ async def agent(home: Path, client: Recorder, *args: str, cwd: Path | None = Non
                                                      "stderr": errors.fileno()}
                                    ) as (conn, process):
         init = await asyncio.wait_for(conn.initialize(
-            protocol_version=1, client_capabilities=ClientCapabilities()), 60)
+            protocol_version=1, client_capabilities=caps or ClientCapabilities()), 60)
         conn.init = init
         try:
             yield conn, process

@@ -259,3 +259,41 @@ async def test_config_options_switch_skills_and_a_todo_list_is_the_plan(home: Pa
         plan = client.of_kind("plan", sid)[-1]
         assert [(e.content, e.status) for e in plan.entries] == [("write docs", "completed"),
                                                                  ("ship it", "pending")]
+
+
+class EditorClient(Recorder):
+    """A client with an editor's file system: open buffers it serves and takes writes into."""
+
+    def __init__(self) -> None:
+        super().__init__(answer="allow_once")
+        self.buffers: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, line=None, limit=None, **kw):
+        from acp.schema import ReadTextFileResponse
+
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw):
+        self.buffers[path] = content
+
+
+async def test_file_tools_use_the_editors_buffers(home: Path, tmp_path: Path):
+    """With a client that offers fs: a read gets the unsaved buffer, not the disk, and a
+    write lands in the editor, leaving the disk alone."""
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
+
+    work = tmp_path / "work"
+    (work / "a.md").write_text("on disk\n")
+    client = EditorClient()
+    client.buffers[str(work / "a.md")] = "unsaved edit\n"
+    caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
+                                                        write_text_file=True))
+    async with agent(home, client, caps=caps) as (conn, _):
+        sid = (await conn.new_session(cwd=str(work))).session_id
+        await conn.prompt(session_id=sid, prompt=prompt('call read_file {"path": "a.md"}'))
+        ends = [u for u in client.of_kind("tool_call_update") if u.status == "completed"]
+        assert "unsaved edit" in ends[-1].raw_output
+        await conn.prompt(session_id=sid, prompt=prompt(
+            'call write_file {"path": "b.md", "content": "new"}'))
+        assert client.buffers[str(work / "b.md")] == "new"
+        assert not (work / "b.md").exists()

@@ -58,3 +58,22 @@ def test_acpx_approves_or_denies_a_file_write(tmp_path: Path, policy: str, writt
     assert (tmp_path / "from-acpx.txt").exists() is written
     final = updates(run, "tool_call_update")[-1]
     assert final["status"] == ("completed" if written else "failed")
+    # acpx offers its file system: the write went through the client, not around it
+    writes = [m for m in messages(run) if m.get("method") == "fs/write_text_file"]
+    assert [w["params"]["path"] for w in writes] == \
+        ([str(tmp_path / "from-acpx.txt")] if written else [])
+
+
+def test_acpx_runs_a_bash_tool_in_its_own_terminal(tmp_path: Path):
+    """acpx offers terminals: a `bash:` tool runs in one (created, read, released), the
+    tool call shows it, and its output is the result."""
+    call = 'call run_bash {"command": "echo hi from $((6*7))"}'
+    run = acpx(tmp_path / "home", tmp_path, "--approve-all", "exec", call)
+    assert run.returncode == 0, run.stderr[-2000:]
+    methods = [m.get("method") for m in messages(run)]
+    assert {"terminal/create", "terminal/wait_for_exit", "terminal/release"} <= set(methods)
+    shown = [c for u in updates(run, "tool_call_update") for c in u.get("content") or []
+             if c.get("type") == "terminal"]
+    assert shown
+    final = updates(run, "tool_call_update")[-1]
+    assert final["status"] == "completed" and final["rawOutput"].strip() == "hi from 42"
