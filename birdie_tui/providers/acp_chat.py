@@ -136,7 +136,9 @@ class AgentLink:
             return ProviderError(f"acp: {self.name} did not answer {step} within {timeout:g}s — "
                                  f"{RETRY_HINT}", retryable=True)
         if isinstance(exc, RequestError):
-            return ProviderError(f"acp: {self.name} refused {step}: {exc}"[:400])
+            data = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
+            said = f"{exc} ({data})" if data else str(exc)
+            return ProviderError(f"acp: {self.name} refused {step}: {said}"[:400])
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.proc.wait(), 2.0)
         with contextlib.suppress(TimeoutError):

@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from acp import PROTOCOL_VERSION, Agent, run_agent, text_block, update_agent_message
+from acp import PROTOCOL_VERSION, Agent, RequestError, run_agent, text_block, update_agent_message
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -80,8 +80,12 @@ class ScriptAgent(Agent):
         elif verb == "ask":
             await self.say(session_id, f"chose={await self.ask(session_id)}")
         elif verb == "read":
-            reply = await self.client.read_text_file(session_id=session_id, path=rest)
-            await self.say(session_id, f"file={reply.content}")
+            try:
+                reply = await self.client.read_text_file(session_id=session_id, path=rest)
+            except RequestError as exc:
+                await self.say(session_id, f"refused={json.dumps(exc.data)}")
+            else:
+                await self.say(session_id, f"file={reply.content}")
         elif verb == "crash":
             await self.say(session_id, "partial ")
             await asyncio.sleep(0.2)
