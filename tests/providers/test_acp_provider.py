@@ -58,6 +58,7 @@ def of(events: list[Any], kind: str) -> list[Any]:
 
 
 async def test_streamed_chunks_arrive_in_order_with_the_agents_usage(make_engine):
+    """Every agent_message_chunk streams as the reply, in order, and the prompt's usage is the call's."""
     engine = await make_engine()
     events = await turn(engine, "chunks 40")
     assert "".join(e.text for e in of(events, "token")) == "".join(f"c{i} " for i in range(40))
@@ -67,6 +68,7 @@ async def test_streamed_chunks_arrive_in_order_with_the_agents_usage(make_engine
 
 
 async def test_the_agent_calls_a_birdie_tool_over_the_bridge_and_gets_its_result(make_engine):
+    """A tool the agent calls over the MCP bridge runs through Birdie and shows as the turn's tool events."""
     engine = await make_engine()
     events = await turn(engine, 'tool echo_text {"text": "from birdie"}')
     assert of(events, "done")[0].text == "result=from birdie error=False"
@@ -76,12 +78,14 @@ async def test_the_agent_calls_a_birdie_tool_over_the_bridge_and_gets_its_result
 
 
 async def test_a_tool_that_fails_is_an_error_result_the_agent_reads(make_engine):
+    """A failing tool is an error result for the agent, with the tool's own message."""
     engine = await make_engine()
     events = await turn(engine, "tool fail_hard {}")
     assert "broken" in of(events, "done")[0].text and "error=True" in of(events, "done")[0].text
 
 
 async def test_a_gated_tool_is_refused_in_ask_mode_and_runs_in_auto(make_engine, tmp_path):
+    """A gated tool never runs unapproved: refused with a clear reason in ask mode, run in auto."""
     target = tmp_path / "made-by-agent"
     call = f'tool touch_file {json.dumps({"path": str(target)})}'
     engine = await make_engine(mode="ask")
@@ -96,6 +100,7 @@ async def test_a_gated_tool_is_refused_in_ask_mode_and_runs_in_auto(make_engine,
 
 
 async def test_read_only_mode_refuses_a_gated_tool_with_its_reason(make_engine, tmp_path):
+    """Read-only mode refuses a gated tool with the policy's reason."""
     engine = await make_engine(mode="read-only")
     events = await turn(engine, f'tool touch_file {json.dumps({"path": str(tmp_path / "x")})}')
     text = of(events, "done")[0].text
@@ -106,12 +111,14 @@ async def test_read_only_mode_refuses_a_gated_tool_with_its_reason(make_engine, 
 @pytest.mark.parametrize("mode, chosen", [("auto", "yes"), ("ask", "no"), ("read-only", "no")])
 async def test_the_agents_own_permission_requests_follow_the_approval_mode(make_engine, mode,
                                                                           chosen):
+    """A real agent's permission request is answered by the session's approval mode."""
     engine = await make_engine(mode=mode)
     events = await turn(engine, "ask")
     assert of(events, "done")[0].text == f"chose={chosen}"
 
 
 async def test_the_agent_reads_files_in_the_working_directory_only(make_engine, tmp_path):
+    """fs/read_text_file serves files inside the working folder and refuses the rest."""
     (tmp_path / "notes.txt").write_text("inside")
     engine = await make_engine(agent_config(cwd=str(tmp_path)))
     events = await turn(engine, f"read {tmp_path / 'notes.txt'}")
@@ -121,6 +128,7 @@ async def test_the_agent_reads_files_in_the_working_directory_only(make_engine, 
 
 
 async def test_an_agent_that_crashes_mid_turn_is_one_line_and_the_next_turn_works(make_engine):
+    """An agent dying mid-turn is one error line with its last stderr; the next turn starts a new one."""
     engine = await make_engine()
     events = await turn(engine, "crash")
     [error] = of(events, "error")
@@ -132,6 +140,7 @@ async def test_an_agent_that_crashes_mid_turn_is_one_line_and_the_next_turn_work
 
 
 async def test_cancel_mid_stream_cancels_the_agent_session_and_the_next_turn_works(make_engine):
+    """Cancelling a turn while the agent streams ends the call; the next turn is answered."""
     engine = await make_engine()
     seen = asyncio.Event()
 
@@ -150,6 +159,7 @@ async def test_cancel_mid_stream_cancels_the_agent_session_and_the_next_turn_wor
 
 
 async def test_the_bridge_and_prompt_carry_what_0_15_1_sent(make_engine, tmp_path, monkeypatch):
+    """session/new offers the stdio MCP server named birdie; the prompt ends with the user's line."""
     log = tmp_path / "agent.log"
     monkeypatch.setenv("ACP_AGENT_LOG", str(log))
     engine = await make_engine()
@@ -162,6 +172,7 @@ async def test_the_bridge_and_prompt_carry_what_0_15_1_sent(make_engine, tmp_pat
 
 
 async def test_closing_the_model_ends_the_agent_process(make_engine):
+    """Closing the engine ends the agent's whole process group."""
     engine = await make_engine()
     await turn(engine, "chunks 1")
     link = engine.host.agent.model._link
@@ -173,6 +184,7 @@ async def test_closing_the_model_ends_the_agent_process(make_engine):
 
 
 def test_a_missing_agent_is_a_one_line_config_error(tmp_path):
+    """`--print` with a missing agent fails with one line naming it, no hang."""
     from birdie_tui.cli import main  # noqa: F401 - the same message the command line prints
     import subprocess
 
