@@ -177,6 +177,7 @@ class ACPChatModel(SDKChatModel):
     _link: AgentLink | None = PrivateAttr(default=None)
     _starting: asyncio.Lock | None = PrivateAttr(default=None)
     _bound: dict[int, tuple[list[dict[str, Any]], list[Any]]] = PrivateAttr(default_factory=dict)
+    _by_name: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @classmethod
     def from_config(cls, config: ProviderConfig, **overrides: Any) -> ACPChatModel:
@@ -196,11 +197,16 @@ class ACPChatModel(SDKChatModel):
         if len(self._bound) > 32:  # the toolbox keeps one binding while nothing changes
             self._bound.pop(next(iter(self._bound)))
         self._bound[id(schemas)] = (schemas, list(tools))
+        self._by_name.update((tool.name, tool) for tool in tools)
         return self.bind(tools=schemas, **kwargs)
 
     def _tools_for(self, schemas: list[dict[str, Any]]) -> list[Any]:
         hit = self._bound.get(id(schemas))
-        return hit[1] if hit is not None and hit[0] is schemas else []
+        if hit is not None and hit[0] is schemas:
+            return hit[1]
+        # A binding older than the ones remembered: the latest tools of those names.
+        names = [s.get("function", s).get("name") for s in schemas]
+        return [self._by_name[n] for n in names if n in self._by_name]
 
     async def aclose(self) -> None:
         link, self._link = self._link, None
