@@ -52,6 +52,7 @@ from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
 from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
+from birdie_tui.providers.acp_turn import TurnSeam, lend_seam
 from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
 from birdie_tui.tools.workspace_calls import using_workspace
 from birdie_tui.workspace import Workspace
@@ -144,8 +145,9 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     report = replace(report, context=record)  # events are frozen: a copy with its record
     get_stream_writer()({"injected": _injected_event(report, ctx.wire_events)})
     model = ctx.toolbox.bind(ctx.model, tools) if tools else ctx.model
-    response = answerable_calls(await model.ainvoke([SystemMessage(prompt), *window.messages]),
-                                taken=call_ids(messages))
+    with lend_seam(turn_seam(ctx)):  # read only by a model that runs tools itself (ACP)
+        reply = await model.ainvoke([SystemMessage(prompt), *window.messages])
+    response = answerable_calls(reply, taken=call_ids(messages))
     if not tools and isinstance(response, AIMessage) and response.tool_calls:
         # A model that calls tools it was not given would leave an unanswerable call behind.
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
@@ -153,6 +155,17 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     response = with_record(response, record)
     written = [response, *placeholders(response)]
     return {"messages": replace_all([*messages, *written]) if repaired else written}
+
+
+def turn_seam(ctx: AgentContext) -> TurnSeam:
+    """The same verdict the tools node gives, for calls an ACP agent makes mid-reply."""
+
+    def verdict(call_id: str, name: str, args: dict[str, Any]) -> tuple[str, str, bool]:
+        (action, why, gated), _ = _verdict(ctx, StepCall(id=call_id, name=name, args=args,
+                                                          type="tool_call"))
+        return action, why, gated
+
+    return TurnSeam(verdict=verdict, mode=ctx.approvals.mode, report=get_stream_writer())
 
 
 def _injected_event(report: Any, wire: bool) -> Any:

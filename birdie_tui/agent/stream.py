@@ -34,6 +34,12 @@ def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
             yield data["injected"]
         if isinstance(data.get("approval"), dict):
             yield ApprovalDecided(**data["approval"])
+        # Calls a model ran itself mid-reply (an ACP agent over the MCP bridge): shown as the
+        # turn's tool events, kept in no message of the history.
+        if isinstance(data.get("tool_call"), dict):
+            yield ToolCallStarted(**data["tool_call"])
+        if isinstance(data.get("tool_result"), dict):
+            yield ToolFinished(**data["tool_result"])
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             messages = (update or {}).get("messages", []) if isinstance(update, dict) else []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +13,9 @@ from typing import Any
 
 OFFLINE_VENDOR = "offline"
 OFFLINE_MODEL = "birdie-offline"
-VENDORS = ("openai", "azure", "anthropic", "mistral", "gemini", "ollama", OFFLINE_VENDOR)
+ACP_VENDOR = "acp"  # an Agent Client Protocol agent as the model: `model` is its command
+VENDORS = ("openai", "azure", "anthropic", "mistral", "gemini", "ollama", ACP_VENDOR,
+           OFFLINE_VENDOR)
 
 # Vendors whose key env var, when set, picks them automatically (in this order).
 AUTO_PICK_ORDER = ("anthropic", "openai", "mistral", "gemini", "azure")
@@ -22,6 +26,7 @@ DEFAULT_MODELS: dict[str, str | None] = {
     "gemini": "gemini-2.5-flash",
     "ollama": "llama3.1",
     "azure": None,
+    ACP_VENDOR: "claude-agent-acp",  # Birdie 0.15.1's default agent
     OFFLINE_VENDOR: OFFLINE_MODEL,
 }
 KEY_VARS: dict[str, tuple[str, ...]] = {
@@ -58,6 +63,11 @@ class ProviderConfig:
     max_tokens: int | None = None
     api_version: str = DEFAULT_API_VERSION
     timeout: float = 120.0
+    # acp only: the agent's command line (`command` or `model`, then `args`), the variables
+    # added to its environment (they may hold keys: not in repr) and its working folder.
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    cwd: str | None = None
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:
@@ -141,7 +151,51 @@ def _validate(data: dict[str, Any], source: str) -> dict[str, Any]:
         clean["max_tokens"] = value
     if "vendor" in clean:
         clean["vendor"] = _normalize_vendor(clean["vendor"], source)
+    clean.update(_validate_agent(data, source))
     return clean
+
+
+def _validate_agent(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """The acp keys: `command` (a string or a list, as Birdie 0.15.1 reads it), `args` (a
+    list), `env` (an object of strings), `cwd` (a string)."""
+    clean: dict[str, Any] = {}
+    command = data.get("command")
+    if isinstance(command, str) and command.strip():
+        clean["command"] = split_command(command)
+    elif isinstance(command, list) and command and all(isinstance(p, str) for p in command):
+        clean["command"] = tuple(command)
+    elif command is not None and command != []:
+        raise ConfigError(f"{source}: command must be a string or a list of strings")
+    args = data.get("args")
+    if args is not None:
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"{source}: args must be a list of strings")
+        clean["args"] = tuple(args)
+    env = data.get("env")
+    if env is not None:
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                for k, v in env.items()):
+            raise ConfigError(f"{source}: env must be an object of string values")
+        clean["env"] = dict(env)
+    cwd = data.get("cwd")
+    if cwd is not None:
+        if not isinstance(cwd, str):
+            raise ConfigError(f"{source}: cwd must be a string, got {type(cwd).__name__}")
+        if cwd.strip():
+            clean["cwd"] = cwd.strip()
+    return clean
+
+
+def split_command(text: str) -> tuple[str, ...]:
+    """An agent's command line from one string: a program found as it is (a path with spaces
+    works, as in Birdie 0.15.1), else split as a shell would (`crow-cli acp`)."""
+    text = text.strip()
+    if shutil.which(text) is not None or " " not in text:
+        return (text,)
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        return (text,)
 
 
 def _auto_pick(environ: Mapping[str, str]) -> str | None:
@@ -190,6 +244,8 @@ def resolve_provider_config(
     if "vendor" in data and (env_vendor or "").strip().lower() != vendor:
         env_model = None
     model = data.get("model") or env_model
+    if vendor == ACP_VENDOR and not model and data.get("command"):
+        model = os.path.basename(data["command"][0])  # the label names the agent it runs
     if vendor == "azure":
         model = model or _env(environ, "AZURE_OPENAI_DEPLOYMENT")
     model = model or DEFAULT_MODELS[vendor]
@@ -211,7 +267,15 @@ def resolve_provider_config(
         base_url=base_url,
         api_version=api_version or DEFAULT_API_VERSION,
         **_tuning(data),
+        **(_agent(data, model) if vendor == ACP_VENDOR else {}),
     )
+
+
+def _agent(data: dict[str, Any], model: str | None) -> dict[str, Any]:
+    """The acp fields: `command` wins over `model` (0.15.1 takes the model as the command)."""
+    command = data.get("command") or split_command(model or "")
+    return {"command": (*command, *data.get("args", ())), "env": dict(data.get("env", {})),
+            "cwd": data.get("cwd")}
 
 
 def _tuning(data: dict[str, Any]) -> dict[str, Any]:

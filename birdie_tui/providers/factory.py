@@ -20,6 +20,7 @@ VENDOR_ADAPTERS: dict[str, tuple[str, str]] = {
     "ollama": ("birdie_tui.providers.openai_compat", "OpenAICompatChatModel"),
     "anthropic": ("birdie_tui.providers.anthropic_chat", "AnthropicChatModel"),
     "mistral": ("birdie_tui.providers.mistral_chat", "MistralChatModel"),
+    "acp": ("birdie_tui.providers.acp_chat", "ACPChatModel"),
 }
 
 
