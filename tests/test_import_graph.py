@@ -217,6 +217,7 @@ def test_headless_goes_through_the_door():
 
 ACP_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.events", "birdie_tui.modes",
                   "birdie_tui.text", "birdie_tui.screen_text", "birdie_tui.workspace",
+                  "birdie_tui.file_args",
                   "birdie_tui.cli.signals", "birdie_tui")
 
 

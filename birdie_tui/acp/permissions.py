@@ -22,6 +22,7 @@ from acp.schema import (
 )
 
 from birdie_tui.acp.updates import absolute, tool_kind, tool_title
+from birdie_tui.file_args import new_text_key, path_arg
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 
@@ -94,13 +95,10 @@ class SessionApprover:
         detail = request.why or ""
         if request.command:
             detail = f"{detail}\n{request.command}".strip()
-        path = next((v for k, v in request.args.items()
-                     if k in ("path", "file", "file_path") and isinstance(v, str)), None)
-        new = request.args.get("content")
-        if path is not None and isinstance(new, str) and \
-                tool_kind(request.name, request.args) == "edit":
-            target = absolute(path, self._cwd())
-            content.append(tool_diff_content(target, new, _current(target)))
+        found, key = path_arg(request.args), new_text_key(request.args)
+        if found is not None and key is not None:  # a whole file written: the editor's diff
+            target = absolute(found[1], self._cwd())
+            content.append(tool_diff_content(target, request.args[key], _current(target)))
         elif request.diff:  # an edit the editor cannot show as a diff block: the text diff
             content.append(tool_content(text_block(request.diff)))
         if detail:

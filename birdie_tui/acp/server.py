@@ -192,11 +192,7 @@ class BirdieAgent:
         if known is not None and known.turn is not None and not known.turn.done():
             raise RequestError.invalid_request({"message": "a prompt is running in this session"})
         async with self._desk:
-            try:
-                await self._door.open_session(session_id)
-            except BirdieError as exc:
-                raise RequestError.invalid_params({"sessionId": session_id,
-                                                   "message": str(exc)}) from None
+            await self._open_stored(session_id)
             items = await self._door.transcript()
             servers = await self._attach(session_id, specs)
             options = config_options(self._door)
@@ -241,11 +237,7 @@ class BirdieAgent:
         await self._ready()
         folder = _folder(cwd)
         async with self._desk:
-            try:
-                await self._door.open_session(session_id)
-            except BirdieError as exc:
-                raise RequestError.invalid_params({"sessionId": session_id,
-                                                   "message": str(exc)}) from None
+            await self._open_stored(session_id)
         session = self._sessions.get(session_id) or self._add(session_id, folder)
         session.cwd = folder
         self._after_response(self._greet(session))
@@ -262,6 +254,14 @@ class BirdieAgent:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         log.info("ignored ACP notification %s", method)
+
+    async def _open_stored(self, session_id: str) -> None:
+        """Show a stored session (under `_desk`); one the store lacks is invalid params."""
+        try:
+            await self._door.open_session(session_id)
+        except BirdieError as exc:
+            raise RequestError.invalid_params({"sessionId": session_id,
+                                               "message": str(exc)}) from None
 
     def _add(self, session_id: str, cwd: str) -> AcpSession:
         mode = self._default_mode or "ask"

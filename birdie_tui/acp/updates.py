@@ -35,18 +35,13 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from birdie_tui.file_args import edit_pair, new_text_key, path_arg
 from birdie_tui.service.rows import TranscriptItem
 
 Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
 
 DIFF_READ_LIMIT = 512 * 1024  # bytes of a file read to show a write's diff
 TITLE_LIMIT = 120
-# Argument names that hold a path, and those that hold a file's new content or an edit.
-PATH_KEYS = ("path", "file", "file_path", "filename", "filepath", "target", "dest",
-             "destination", "directory", "dir")
-NEW_TEXT_KEYS = ("content", "contents", "text", "new_content", "data", "body")
-EDIT_KEYS = (("old", "new"), ("old_text", "new_text"), ("old_string", "new_string"),
-             ("search", "replace"))
 _KIND_WORDS: tuple[tuple[ToolKind, tuple[str, ...]], ...] = (
     ("delete", ("delete", "remove", "unlink", "rm_")),
     ("move", ("move", "rename", "mv_")),
@@ -83,7 +78,7 @@ def message_chunk(text: str) -> AgentMessageChunk:
 def tool_kind(name: str, args: dict[str, Any]) -> ToolKind:
     """What kind of work a call does, for the editor's icon: from how the tool is named, and
     a call that gives a path and new content is an edit whatever its name."""
-    if _path_arg(args) is not None and (_new_text(args) is not None or _edit_pair(args)):
+    if _path_arg(args) is not None and (_new_text(args) is not None or edit_pair(args)):
         return "edit"
     lowered = name.lower()
     for kind, words in _KIND_WORDS:
@@ -95,8 +90,9 @@ def tool_kind(name: str, args: dict[str, Any]) -> ToolKind:
 def tool_title(name: str, args: dict[str, Any]) -> str:
     """`name(the first argument that says most)`, one line, bounded."""
     shown = ""
-    for key in ("command", "cmd", *PATH_KEYS, "pattern", "query", "url", "city"):
-        value = args.get(key)
+    path = _path_arg(args)
+    for key in ("command", "cmd", "path", "pattern", "query", "url", "city"):
+        value = path if key == "path" else args.get(key)
         if isinstance(value, str) and value.strip():
             shown = value.strip().splitlines()[0]
             break
@@ -105,23 +101,13 @@ def tool_title(name: str, args: dict[str, Any]) -> str:
 
 
 def _path_arg(args: dict[str, Any]) -> str | None:
-    for key in PATH_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
+    found = path_arg(args)
+    return found[1] if found is not None and found[1].strip() else None
 
 
 def _new_text(args: dict[str, Any]) -> str | None:
-    return next((args[k] for k in NEW_TEXT_KEYS if isinstance(args.get(k), str)), None)
-
-
-def _edit_pair(args: dict[str, Any]) -> tuple[str, str] | None:
-    for old_key, new_key in EDIT_KEYS:
-        old, new = args.get(old_key), args.get(new_key)
-        if isinstance(old, str) and isinstance(new, str):
-            return old, new
-    return None
+    key = new_text_key(args)
+    return args[key] if key is not None else None
 
 
 def absolute(path: str, cwd: str) -> str:
@@ -162,7 +148,7 @@ class ToolCalls:
         before = read_for_diff(path)
         new_text = _new_text(args)
         if new_text is None:
-            pair = _edit_pair(args)
+            pair = edit_pair(args)
             if pair is None or before is None or pair[0] not in before:
                 return
             new_text = before.replace(pair[0], pair[1], 1)

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from birdie_tui.modes import APPROVAL_MODES, ApprovalMode
 # Path, new-text and edit arguments: one spelling shared with writes done in a client's
 # workspace (tools/workspace_calls.py), so the diff asked about is the change made.
-from birdie_tui.tools.file_args import edit_pair, is_path_arg, new_text_key, path_arg
+from birdie_tui.file_args import edit_pair, is_path_arg, new_text_key, path_arg
 
 
 # The session keys of saved "always" answers (upstream's approved_skills, our approval_rules).

@@ -36,7 +36,7 @@ from typing import Any
 from birdie_tui.text import one_line
 from birdie_tui.workspace import Workspace, WorkspaceError
 
-from .file_args import edit_pair, new_text_key, path_arg
+from birdie_tui.file_args import edit_pair, new_text_key, path_arg
 from .output import CAPTURE_CHARS, INVALID, TIMEOUT, ToolOutcome
 
 _WORKSPACE: ContextVar[Workspace | None] = ContextVar("birdie_turn_workspace", default=None)
