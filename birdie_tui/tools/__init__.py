@@ -10,8 +10,8 @@
 - `reaper.py` + `reaper_child.py`: tool processes never outlive the app, SIGKILL included;
 - `adapter.py`: a skill tool as a LangChain `StructuredTool` (the only LangChain import here).
 - `workspace_calls.py`: a `bash:` call written, read or run through the front end's workspace
-  (`birdie_tui/workspace.py`) when the turn has one; `file_args.py`: the path, new-text and
-  edit arguments it and the approval diff read alike.
+  (`birdie_tui/workspace.py`) when the turn has one, reading a call's path, new text and edit
+  as the approval diff does (`birdie_tui/file_args.py`).
 
 `skills/` (the file format) never imports this package; it imports `skills/` for the tool
 models. MCP tools are `mcp/`'s; they share only `output.py`'s cap.
