@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,8 +101,8 @@ class BirdieAgent:
         self._turns = TurnRelay(door, self._desk, FolderGate(), self._send)
         self._client_caps: ClientCapabilities | None = None
         self._watch: asyncio.Task[None] | None = None
-        self._with_servers: set[str] = set()
-        self._pending_sends: set[asyncio.Task[None]] = set()  # kept until sent  # sessions the client gave MCP servers
+        self._with_servers: set[str] = set()  # sessions the client gave MCP servers
+        self._pending_sends: set[asyncio.Task[None]] = set()  # held until sent
 
     # ------------------------------------------------------------------ life
     def on_connect(self, conn: Client) -> None:
@@ -380,9 +380,7 @@ class BirdieAgent:
                 return
             update = update_tool_call(call_id, status="in_progress",
                                       content=[tool_terminal_ref(terminal_id)])
-            task = asyncio.get_running_loop().create_task(self._send(session_id, update))
-            self._pending_sends.add(task)
-            task.add_done_callback(self._pending_sends.discard)
+            self._keep(self._send(session_id, update))
         return shown
 
     # ------------------------------------------------------------------ to the client
@@ -397,10 +395,15 @@ class BirdieAgent:
             return
         await self._client.session_update(session_id=session_id, update=update)
 
-    def _after_response(self, work: Any) -> None:
+    def _after_response(self, work: Coroutine[Any, Any, None]) -> None:
         """Updates that follow a session's creation are sent once the client has its id."""
         loop = asyncio.get_running_loop()
-        loop.call_soon(lambda: loop.create_task(work))
+        loop.call_soon(self._keep, work)
+
+    def _keep(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._pending_sends.add(task)
+        task.add_done_callback(self._pending_sends.discard)
 
     async def _attach(self, session_id: str, specs: list[McpServerSpec]) -> list[McpRow]:
         """The client's MCP servers for the shown session (the list replaces the last one)."""

@@ -10,7 +10,7 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from acp import RequestError
@@ -22,7 +22,6 @@ from birdie_tui.events import (
     TokenStreamed,
     ToolCallStarted,
     ToolFinished,
-    TurnDone,
     TurnError,
     TurnEvent,
     UsageReported,
@@ -40,7 +39,6 @@ class _Tally:
     limited: bool = False
     error: str = ""
     cancelled: bool = False
-    replies: list[str] = field(default_factory=list)
 
 
 class FolderGate:
@@ -58,8 +56,11 @@ class FolderGate:
         async with self._changed:
             await self._changed.wait_for(
                 lambda: not (+self._turns) or set(+self._turns) == {cwd})
-            if os.getcwd() != cwd:
+            try:
                 os.chdir(cwd)
+            except OSError as exc:
+                raise BirdieError(f"the session's folder cannot be used: {cwd}: "
+                                  f"{exc.strerror}") from None
             self._turns[cwd] += 1
         try:
             yield
@@ -67,7 +68,6 @@ class FolderGate:
             async with self._changed:
                 self._turns[cwd] -= 1
                 self._changed.notify_all()
-
 
 
 class TurnRelay:
@@ -132,6 +132,4 @@ class TurnRelay:
             tally.output_tokens += event.output_tokens
         elif isinstance(event, TurnError):
             tally.error = event.message
-        elif isinstance(event, TurnDone):
-            tally.replies.append(event.text)
         return []
