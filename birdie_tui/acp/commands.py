@@ -82,6 +82,27 @@ async def _compact(ctx: Context, arg: str) -> str:
             f"{row.tokens_before:,} to {row.tokens_after:,} tokens.")
 
 
+async def _context(ctx: Context, arg: str) -> str:
+    view = await ctx.door.injection()
+    if not view.prompt_tokens:
+        return "No model call yet in this session."
+    lines = [f"The last model call's system prompt: ~{view.prompt_tokens:,} tokens "
+             f"(skill catalog ~{view.catalog_tokens:,})."]
+    lines += [f"- **{row.name}** — {_why(row.reason)} (~{row.tokens:,} tokens)"
+              for row in view.skills]
+    if view.memory:
+        lines.append(f"- memory: {counted(len(view.memory), 'note')}")
+    return "\n".join(lines)
+
+
+def _why(reason: str) -> str:
+    """An injection's reason as said in the TUI's prompt panel."""
+    if reason.startswith("trigger:"):
+        return f"triggered by “{reason.split(':', 1)[1]}”"
+    return {"always_inject": "always injected", "loaded": "loaded by the model"}.get(reason,
+                                                                                     reason)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("skills", "List the skills and whether each is on for this session", None, _skills),
     Command("skill", "Turn a skill on or off for this session", "on|off NAME", _skill),
@@ -89,6 +110,7 @@ COMMANDS: tuple[Command, ...] = (
             _mode),
     Command("model", "Show or switch the model", "VENDOR:MODEL", _model),
     Command("cost", "Tokens and cost of this session", None, _cost),
+    Command("context", "What went into the last model call's prompt, and why", None, _context),
     Command("compact", "Summarise the conversation so far to free the context window",
             "instructions", _compact),
 )

@@ -170,7 +170,7 @@ async def test_unknown_sessions_and_a_second_prompt_are_refused(home: Path, tmp_
 
 async def test_slash_commands_turn_skills_off_for_the_session(home: Path, tmp_path: Path):
     """`/skill off NAME` answers as a message and the session's next turn runs without it;
-    `/skills` lists the skills."""
+    `/skills` lists the skills; `/context` says what the last prompt carried and why."""
     client = Recorder()
     async with agent(home, client) as (conn, _):
         sid = (await conn.new_session(cwd=str(tmp_path / "work"))).session_id
@@ -180,6 +180,9 @@ async def test_slash_commands_turn_skills_off_for_the_session(home: Path, tmp_pa
         assert "off **filesystem**" in client.text(sid)
         await conn.prompt(session_id=sid, prompt=prompt("hi"))
         assert "`write_file`" not in client.text(sid).split("off **filesystem**")[-1]
+        await conn.prompt(session_id=sid, prompt=prompt("/context"))
+        said = client.text(sid).rsplit("The last model call", 1)[-1]
+        assert "system prompt" in said and "**planning**" in said  # why each skill is there
 
 
 async def test_an_unanswered_permission_holds_only_its_call_until_cancel(home: Path,
