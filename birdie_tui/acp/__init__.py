@@ -42,7 +42,7 @@ async def _serve(args: argparse.Namespace, input_fd: int, output_fd: int) -> int
 
     door = _door(args)
     agent = BirdieAgent(door, default_mode="auto" if args.auto_approve else None,
-                        start={"enable": args.enable or (), "disable": args.disable or ()})
+                        enable=args.enable or (), disable=args.disable or ())
     reader, writer = await open_streams(input_fd, output_fd)
     connection = AgentSideConnection(agent, writer, reader, listening=False)
 

@@ -89,9 +89,9 @@ class BirdieAgent:
     """The ACP agent (`acp.interfaces.Agent`); `server.run` wires it to stdio."""
 
     def __init__(self, door: Birdie, *, default_mode: ApprovalMode | None = None,
-                 start: dict[str, Any] | None = None) -> None:
+                 enable: Sequence[str] = (), disable: Sequence[str] = ()) -> None:
         self._door = door
-        self._start_options = start or {}
+        self._grants = ((tuple(enable), True), (tuple(disable), False))  # every new session
         self._default_mode = default_mode
         self._client: Client | None = None
         self._started: asyncio.Task[None] | None = None
@@ -114,7 +114,7 @@ class BirdieAgent:
         return self._started
 
     async def _start_door(self) -> None:
-        started = await self._door.start(**self._start_options)
+        started = await self._door.start()
         self._problems = started.problems + started.warnings
         if self._default_mode is None:
             self._default_mode = self._door.approval_mode()
@@ -175,6 +175,7 @@ class BirdieAgent:
         async with self._desk:
             await self._door.new_session()
             session_id = self._door.save_session()
+            self._grant()
             servers = await self._attach(session_id, specs)
             options = config_options(self._door)
         session = self._add(session_id, folder)
@@ -404,6 +405,15 @@ class BirdieAgent:
         task = asyncio.get_running_loop().create_task(work)
         self._pending_sends.add(task)
         task.add_done_callback(self._pending_sends.discard)
+
+    def _grant(self) -> None:
+        """--enable / --disable, for every new session (the shown one, under `_desk`)."""
+        for names, on in self._grants:
+            for name in names:
+                try:
+                    self._door.set_skill(name, on)
+                except BirdieError as exc:
+                    self._problems = (*self._problems, str(exc))
 
     async def _attach(self, session_id: str, specs: list[McpServerSpec]) -> list[McpRow]:
         """The client's MCP servers for the shown session (the list replaces the last one)."""

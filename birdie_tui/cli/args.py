@@ -15,18 +15,23 @@ from birdie_tui import version
 PROG = "birdie-tui"
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, *, opened: str = "the session being opened",
+            one_session: bool = True) -> None:
+    """The options every mode that runs Birdie takes; `opened` names the sessions --enable
+    and --disable apply to (`acp` serves many, so it has no --session-id)."""
     parser.add_argument("--user", help="namespace for sessions and memory (default: $USER)")
-    parser.add_argument("--session-id", help="continue this session (YYYY-MM-DD_N)")
+    if one_session:
+        parser.add_argument("--session-id", help="continue this session (YYYY-MM-DD_N)")
     parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
                         help="skill folder to load instead of the defaults (repeatable)")
     parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
     parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
-                        help="enable a skill for the session being opened (repeatable)")
+                        help=f"enable a skill for {opened} (repeatable)")
     parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
-                        help="disable a skill for the session being opened (repeatable)")
+                        help=f"disable a skill for {opened} (repeatable)")
     parser.add_argument("--auto-approve", action="store_true",
-                        help="run tools that ask for approval without asking")
+                        help="run tools that ask for approval without asking" if one_session
+                        else "sessions start in the auto approval mode")
     parser.add_argument("--server", metavar="URL",
                         help="attach to the Birdie graph on this LangGraph server "
                              "(default: $BIRDIE_SERVER; unset: run Birdie here)")
@@ -120,20 +125,7 @@ def acp_parser() -> argparse.ArgumentParser:
         prog=f"{PROG} acp",
         description="Serve Birdie to an editor over the Agent Client Protocol (JSON-RPC on "
                     "stdin/stdout; logs go to $BIRDIE_HOME/logs/birdie-tui.log).")
-    parser.add_argument("--user", help="namespace for sessions and memory (default: $USER)")
-    parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
-                        help="skill folder to load instead of the defaults (repeatable)")
-    parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
-    parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
-                        help="enable a skill for every session (repeatable)")
-    parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
-                        help="disable a skill for every session (repeatable)")
-    parser.add_argument("--auto-approve", action="store_true",
-                        help="sessions start in the auto approval mode")
-    parser.add_argument("--server", metavar="URL",
-                        help="attach to the Birdie graph on this LangGraph server")
-    parser.add_argument("--database-url", metavar="URL",
-                        help="keep sessions in this PostgreSQL database (postgresql://...)")
+    _common(parser, opened="every new session", one_session=False)
     return parser
 
 

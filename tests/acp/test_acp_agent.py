@@ -300,3 +300,15 @@ async def test_file_tools_use_the_editors_buffers(home: Path, tmp_path: Path):
             'call write_file {"path": "b.md", "content": "new"}'))
         assert client.buffers[str(work / "b.md")] == "new"
         assert not (work / "b.md").exists()
+
+
+async def test_enable_and_disable_apply_to_every_new_session(home: Path, tmp_path: Path):
+    """`birdie-tui acp --disable NAME` turns the skill off in each new session; an unknown
+    name is said in the session, not a failure."""
+    client = Recorder()
+    async with agent(home, client, "--disable", "filesystem", "--enable", "nosuch") as (conn, _):
+        for _ in range(2):
+            sid = (await conn.new_session(cwd=str(tmp_path / "work"))).session_id
+            await conn.prompt(session_id=sid, prompt=prompt("/skills"))
+            assert "off **filesystem**" in client.text(sid)
+        await client.wait_for(lambda: "nosuch" in client.text())
