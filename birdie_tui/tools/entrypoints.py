@@ -35,7 +35,16 @@ from birdie_tui.workspace import Workspace
 
 from .bash_args import ENV_PREFIX, BashArgumentError, BashPlan, BashTemplateError, bind, compile_template, preview
 from .call_limits import TIMEOUT_PARAM, call_timeout, max_timeout, retries_of, split_call_timeout
-from .output import INVALID, MAX_TOOL_OUTPUT, TIMEOUT, TextCapture, ToolOutcome, truncate_output
+from .output import (
+    INVALID,
+    MAX_TOOL_OUTPUT,
+    TIMEOUT,
+    TextCapture,
+    ToolOutcome,
+    failed_why,
+    timed_out_text,
+    truncate_output,
+)
 from .python_entry import run_python
 from .reaper import OWNER_VARIABLE, REAPER, tool_environment
 from .workspace_calls import file_call, run_call
@@ -233,8 +242,7 @@ async def _run_bash(script: str, values: dict[str, str], timeout: float,
     except asyncio.TimeoutError:
         await _terminate(proc, readers)
         partial = out.text.strip()
-        msg = f"Command timed out after {timeout:g}s and was killed."
-        return ToolOutcome(msg + (f"\n[partial stdout]\n{partial}" if partial else ""), True,
+        return ToolOutcome(timed_out_text(timeout, partial, "stdout"), True,
                            TIMEOUT, out.dropped if partial else 0)
     except asyncio.CancelledError:
         await asyncio.shield(_terminate(proc, readers))
@@ -247,8 +255,7 @@ def _bash_result(rc: int | None, out: TextCapture, err: TextCapture) -> ToolOutc
     stdout, stderr = out.text, err.text
     dropped = out.dropped + err.dropped
     if rc != 0:
-        why = f"killed by signal {-rc}" if rc is not None and rc < 0 else f"exited with code {rc}"
-        parts = [f"Command {why}."]
+        parts = [f"Command {failed_why(rc, -rc if rc is not None and rc < 0 else None)}."]
         if stderr.strip():
             parts.append(f"[stderr]\n{stderr.rstrip()}")
         if stdout.strip():

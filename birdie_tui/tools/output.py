@@ -29,6 +29,19 @@ class ToolOutcome:
     dropped: int = 0  # characters of output already left out (the truncation note counts them)
 
 
+def timed_out_text(timeout: float, partial: str, stream: str) -> str:
+    """A command killed at its timeout, as the model is told, with what `stream` had said."""
+    said = f"\n[partial {stream}]\n{partial}" if partial else ""
+    return f"Command timed out after {timeout:g}s and was killed.{said}"
+
+
+def failed_why(code: int | None, signal: int | str | None = None) -> str:
+    """Why a command failed, after "Command ": its exit code, or the signal that killed it."""
+    if signal:
+        return f"killed by signal {signal}"
+    return "was killed" if code is None else f"exited with code {code}"
+
+
 def truncate_output(text: str, dropped: int = 0) -> str:
     """`text` cut to `MAX_TOOL_OUTPUT` characters with a note of how many were not shown;
     `dropped` counts characters already left out upstream (by a `TextCapture`)."""

@@ -37,7 +37,7 @@ from birdie_tui.text import one_line
 from birdie_tui.workspace import Workspace, WorkspaceError
 
 from birdie_tui.file_args import edit_pair, new_text_key, path_arg
-from .output import CAPTURE_CHARS, INVALID, TIMEOUT, ToolOutcome
+from .output import CAPTURE_CHARS, INVALID, TIMEOUT, ToolOutcome, failed_why, timed_out_text
 
 _WORKSPACE: ContextVar[Workspace | None] = ContextVar("birdie_turn_workspace", default=None)
 _CALL_ID: ContextVar[str | None] = ContextVar("birdie_tool_call_id", default=None)
@@ -47,23 +47,22 @@ OUTPUT_LIMIT = CAPTURE_CHARS * 4
 
 
 @contextlib.contextmanager
-def using_workspace(workspace: Workspace | None) -> Iterator[None]:
+def _bound(var: ContextVar[Any], value: Any) -> Iterator[None]:
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+def using_workspace(workspace: Workspace | None) -> contextlib.AbstractContextManager[None]:
     """The tool calls run inside use `workspace` (None: they run in this process)."""
-    token = _WORKSPACE.set(workspace)
-    try:
-        yield
-    finally:
-        _WORKSPACE.reset(token)
+    return _bound(_WORKSPACE, workspace)
 
 
-@contextlib.contextmanager
-def tool_call(call_id: str | None) -> Iterator[None]:
+def tool_call(call_id: str | None) -> contextlib.AbstractContextManager[None]:
     """The model's call id of the tool running inside (a workspace's terminal is tied to it)."""
-    token = _CALL_ID.set(call_id)
-    try:
-        yield
-    finally:
-        _CALL_ID.reset(token)
+    return _bound(_CALL_ID, call_id)
 
 
 def current_workspace() -> Workspace | None:
@@ -149,15 +148,10 @@ async def run_call(workspace: Workspace, name: str, argv: list[str], values: dic
     if result.truncated:
         output = "… [the start of the output was dropped]\n" + output
     if result.timed_out:
-        partial = output.strip()
-        msg = f"Command timed out after {timeout:g}s and was killed."
-        return ToolOutcome(msg + (f"\n[partial output]\n{partial}" if partial else ""), True, TIMEOUT)
+        return ToolOutcome(timed_out_text(timeout, output.strip(), "output"), True, TIMEOUT)
     if result.exit_code != 0:
-        why = (f"killed by signal {result.signal}" if result.signal
-               else "was killed" if result.exit_code is None
-               else f"exited with code {result.exit_code}")
-        return ToolOutcome(f"Command {why}." + (f"\n[output]\n{output.rstrip()}" if output.strip() else ""),
-                           True)
+        said = f"\n[output]\n{output.rstrip()}" if output.strip() else ""
+        return ToolOutcome(f"Command {failed_why(result.exit_code, result.signal)}.{said}", True)
     return ToolOutcome(output)
 
 
