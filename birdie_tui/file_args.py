@@ -1,4 +1,4 @@
-"""Which arguments of a tool call name a file, and which carry its new text (no imports).
+"""Which arguments of a tool call name a file, and which carry its new text (no app imports).
 
 One spelling for the two readers that must agree: the approval dialog's diff
 (`agent/approvals.py`, `proposed_diff`) and a write done through the front end's workspace
@@ -7,6 +7,7 @@ One spelling for the two readers that must agree: the approval dialog's diff
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 # Argument names read as file paths (besides a schema's `format: path`).
@@ -45,5 +46,11 @@ def edit_pair(args: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["EDIT_KEYS", "NEW_TEXT_KEYS", "PATH_NAMES", "PATH_SUFFIXES", "edit_pair",
+def absolute(path: str, cwd: str) -> str:
+    """A path argument as a tool reads it (relative to `cwd`, `~` expanded), made absolute:
+    what a front end is given to read, write or show for that argument."""
+    return os.path.abspath(os.path.join(cwd, os.path.expanduser(path)))
+
+
+__all__ = ["EDIT_KEYS", "NEW_TEXT_KEYS", "PATH_NAMES", "PATH_SUFFIXES", "absolute", "edit_pair",
            "is_path_arg", "new_text_key", "path_arg"]

@@ -21,8 +21,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from birdie_tui.acp.updates import absolute, tool_kind, tool_title
-from birdie_tui.file_args import new_text_key, path_arg
+from birdie_tui.acp.updates import tool_kind, tool_title
+from birdie_tui.file_args import absolute, new_text_key, path_arg
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 

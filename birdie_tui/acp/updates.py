@@ -8,7 +8,6 @@ show). Nothing here talks to the client: `server.py` sends what these functions 
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from birdie_tui.file_args import edit_pair, new_text_key, path_arg
+from birdie_tui.file_args import absolute, edit_pair, new_text_key, path_arg
 from birdie_tui.service.rows import TranscriptItem
 
 Update = AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
@@ -108,10 +107,6 @@ def _path_arg(args: dict[str, Any]) -> str | None:
 def _new_text(args: dict[str, Any]) -> str | None:
     key = new_text_key(args)
     return args[key] if key is not None else None
-
-
-def absolute(path: str, cwd: str) -> str:
-    return str(Path(cwd, os.path.expanduser(path)).resolve())
 
 
 def read_for_diff(path: str) -> str | None:

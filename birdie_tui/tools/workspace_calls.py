@@ -36,7 +36,7 @@ from typing import Any
 from birdie_tui.text import one_line
 from birdie_tui.workspace import Workspace, WorkspaceError
 
-from birdie_tui.file_args import edit_pair, new_text_key, path_arg
+from birdie_tui.file_args import absolute, edit_pair, new_text_key, path_arg
 from .output import CAPTURE_CHARS, INVALID, TIMEOUT, ToolOutcome, failed_why, timed_out_text
 
 _WORKSPACE: ContextVar[Workspace | None] = ContextVar("birdie_turn_workspace", default=None)
@@ -73,10 +73,10 @@ def _why(exc: Exception) -> str:
     return one_line(exc, as_is=(WorkspaceError,))  # a WorkspaceError's text is the line
 
 
-def absolute(path: str) -> str:
-    """`path` as tools read it (relative to this process's working directory, `~` expanded),
-    made absolute for a front end that has no idea of this process's directory."""
-    return os.path.abspath(os.path.join(os.getcwd(), os.path.expanduser(path)))
+def _here(path: str) -> str:
+    """`path` made absolute against this process's working directory, where tools run, for a
+    front end that has no idea of it."""
+    return absolute(path, os.getcwd())
 
 
 async def file_call(workspace: Workspace, template: str, args: dict[str, Any]) -> ToolOutcome | None:
@@ -104,7 +104,7 @@ def _writes_whole(template: str, key: str) -> bool:
 
 async def _write(workspace: Workspace, path: str, content: str) -> ToolOutcome:
     try:
-        await workspace.write_text(absolute(path), content)
+        await workspace.write_text(_here(path), content)
     except WorkspaceError as exc:
         return ToolOutcome(f"could not write {path}: {_why(exc)}", True)
     n = len(content.encode("utf-8", errors="surrogatepass"))
@@ -114,9 +114,9 @@ async def _write(workspace: Workspace, path: str, content: str) -> ToolOutcome:
 async def _edit(workspace: Workspace, path: str, old: str, new: str) -> ToolOutcome:
     try:
         if workspace.can_read:
-            before = await workspace.read_text(absolute(path))
+            before = await workspace.read_text(_here(path))
         else:
-            before = Path(absolute(path)).read_text(encoding="utf-8", errors="replace")
+            before = Path(_here(path)).read_text(encoding="utf-8", errors="replace")
     except (WorkspaceError, OSError) as exc:
         return ToolOutcome(f"could not read {path} to edit it: {_why(exc)}", True)
     if old and old not in before:  # as the approval diff said: nothing is written
@@ -127,7 +127,7 @@ async def _edit(workspace: Workspace, path: str, old: str, new: str) -> ToolOutc
 
 async def _read(workspace: Workspace, path: str) -> ToolOutcome:
     try:
-        return ToolOutcome(await workspace.read_text(absolute(path)))
+        return ToolOutcome(await workspace.read_text(_here(path)))
     except WorkspaceError as exc:
         return ToolOutcome(f"could not read {path}: {_why(exc)}", True)
 
@@ -155,5 +155,5 @@ async def run_call(workspace: Workspace, name: str, argv: list[str], values: dic
     return ToolOutcome(output)
 
 
-__all__ = ["OUTPUT_LIMIT", "absolute", "current_workspace", "file_call", "run_call", "tool_call",
+__all__ = ["OUTPUT_LIMIT", "current_workspace", "file_call", "run_call", "tool_call",
            "using_workspace"]
