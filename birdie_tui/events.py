@@ -103,6 +103,11 @@ class ToolFinished(BaseEvent):
     error: bool
 
 
+# How a tool result starts when the turn's tool-call limit stopped the call (a front end that
+# reports why a turn ended, as ACP's `max_turn_requests`, reads it).
+TOOL_LIMIT_NOTE = "Not run: the tool-call limit of this turn"
+
+
 @dataclass(frozen=True)
 class ApprovalDecided(BaseEvent):
     type: ClassVar[str] = "approval"

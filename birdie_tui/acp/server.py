@@ -68,7 +68,6 @@ from birdie_tui.service.rows import McpRow, McpServerSpec
 log = logging.getLogger("birdie_tui.acp")
 
 PAGE = 50  # sessions per `session/list` page
-LIMIT_TEXT = "Not run: the tool-call limit of this turn"
 MODE_TEXT: dict[ApprovalMode, tuple[str, str]] = {
     "ask": ("Ask", "Tools that need approval ask first"),
     "auto": ("Auto", "Tools that need approval run without asking"),

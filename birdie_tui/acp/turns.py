@@ -18,6 +18,7 @@ from acp.schema import PromptResponse, Usage
 
 from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, plan_of
 from birdie_tui.events import (
+    TOOL_LIMIT_NOTE,
     ApprovalDecided,
     TokenStreamed,
     ToolCallStarted,
@@ -28,7 +29,6 @@ from birdie_tui.events import (
 )
 from birdie_tui.service import Approver, Birdie, BirdieError, Workspace
 
-LIMIT_TEXT = "Not run: the tool-call limit of this turn"
 Send = Callable[[str, Any], Awaitable[None]]
 
 
@@ -122,7 +122,7 @@ class TurnRelay:
         if isinstance(event, ApprovalDecided):
             return [calls.running(event.id)] if event.decision == "approved" else []
         if isinstance(event, ToolFinished):
-            tally.limited = tally.limited or event.content.startswith(LIMIT_TEXT)
+            tally.limited = tally.limited or event.content.startswith(TOOL_LIMIT_NOTE)
             plan = None if event.error else plan_of(calls.names.get(event.id, event.name),
                                                     event.content)
             return [calls.finished(event.id, event.content, event.error),

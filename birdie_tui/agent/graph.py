@@ -53,6 +53,7 @@ from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
 from birdie_tui.providers.acp_turn import TurnSeam, lend_seam
+from birdie_tui.events import TOOL_LIMIT_NOTE
 from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
 from birdie_tui.tools.workspace_calls import using_workspace
 from birdie_tui.workspace import Workspace
@@ -362,8 +363,7 @@ def _answers(value: Any) -> dict[str, ApprovalAnswer]:
 
 
 def limit_text(cap: int) -> str:
-    return (f"Not run: the tool-call limit of this turn ({cap} calls) was reached. "
-            "Answer with what you have.")
+    return f"{TOOL_LIMIT_NOTE} ({cap} calls) was reached. Answer with what you have."
 
 
 def denial_text(why: str, action: str) -> str:
