@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BrokenSkillFile", "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "SkillRow",
+__all__ = ["AgentRow", "AgentRunRow", "BrokenAgentFile", "BrokenSkillFile", "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "SkillRow",
            "ToolRow", "broken_files", "mcp_row", "skill_rows"]
 
 
@@ -30,6 +30,43 @@ class SkillRow:
 
 @dataclass(frozen=True)
 class BrokenSkillFile:
+    path: str
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """A sub-agent (an AGENT.MD or Markdown agent file) and its state for this session."""
+
+    name: str
+    description: str
+    enabled: bool  # for this session
+    enabled_by_default: bool = False
+    format: str = "AGENT.MD"  # AGENT.MD | markdown
+    source: str = ""  # bundled | home | project | dir
+    path: str = ""
+    inputs: tuple[str, ...] = ()  # "text (string, required)"
+    outputs: tuple[str, ...] = ()
+    model: str = ""  # "" : the session's model
+    skills: tuple[str, ...] = ()  # the skills it may use
+
+
+@dataclass(frozen=True)
+class AgentRunRow:
+    """One sub-agent call of a session: its child thread, the agent, how it ended."""
+
+    child: str
+    agent: str
+    turn: int
+    status: str  # done | error
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+
+
+@dataclass(frozen=True)
+class BrokenAgentFile:
     path: str
     line: int | None
     message: str
@@ -72,6 +109,7 @@ class SettingsRow:
     tool_output: str = "full"  # full | short | off
     keymap: tuple[tuple[str, str], ...] = ()
     notify: bool = True  # bell + OSC 9 when a turn ends or an approval waits, unfocused
+    agent_output: str = "short"  # a sub-agent's work in the chat: full | short | off
 
 
 def skill_rows(engine: Any) -> list[SkillRow]:

@@ -157,6 +157,64 @@ class TurnCancelled(BaseEvent):
     type: ClassVar[str] = "cancelled"
 
 
+# ------------------------------------------------------------ sub-agents inside a turn
+@dataclass(frozen=True)
+class AgentStarted(BaseEvent):
+    """A sub-agent call began: the parent's tool call `call_id` runs agent `name` as the
+    child `child` (its own thread under the session)."""
+
+    type: ClassVar[str] = "agent_start"
+    child: str
+    call_id: str
+    name: str
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AgentFinished(BaseEvent):
+    """A sub-agent call ended. `status`: "done", "error" (`error` says why) or "cancelled".
+    Its tokens are already in the parent's turn (the child's `usage` events)."""
+
+    type: ClassVar[str] = "agent_end"
+    child: str
+    call_id: str
+    name: str
+    status: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0  # model calls the child made
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "child": self.child, "call_id": self.call_id,
+                               "name": self.name, "status": self.status,
+                               "usage": {"input_tokens": self.input_tokens,
+                                         "output_tokens": self.output_tokens,
+                                         "calls": self.calls}}
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+# What a child's turn can tell its parent's front end, each wrapped in a `ChildEvent`.
+ChildTurnEvent: TypeAlias = (SkillsInjected | TokenStreamed | ToolCallStarted | ToolFinished
+                             | ApprovalDecided | UsageReported)
+
+
+@dataclass(frozen=True)
+class ChildEvent(BaseEvent):
+    """One event of a sub-agent's turn, as the parent's turn streams it: in stream-json the
+    child's event itself with the child's id and agent name added."""
+
+    type: ClassVar[str] = "child"
+    child: str
+    agent: str
+    event: ChildTurnEvent
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.event.to_dict(), "child": self.child, "agent": self.agent}
+
+
 # ------------------------------------------------------------ changes outside a turn
 @dataclass(frozen=True)
 class SkillsChanged(BaseEvent):
@@ -173,6 +231,13 @@ class SkillsReloaded(BaseEvent):
     summary: str
     trouble: bool = False  # a file broke or cannot be loaded
     forced: bool = False  # asked for (/skill reload), so "no changes" is worth saying
+
+
+@dataclass(frozen=True)
+class AgentsChanged(BaseEvent):
+    """The agent rows changed: a grant, or the agent files were read again."""
+
+    type: ClassVar[str] = "agents"
 
 
 @dataclass(frozen=True)
@@ -238,9 +303,9 @@ class Compacted(BaseEvent):
 # ------------------------------------------------------------ the closed unions
 TurnEvent: TypeAlias = (SessionOpened | SkillsInjected | TokenStreamed | ToolCallStarted
                         | ToolFinished | ApprovalDecided | UsageReported | TurnDone | TurnError
-                        | TurnCancelled)
-ChangeEvent: TypeAlias = (SessionOpened | SkillsChanged | SkillsReloaded | StatusChanged
-                          | TotalsChanged | MemoryChanged | McpFailed | Recovered | SessionBusy
+                        | TurnCancelled | AgentStarted | AgentFinished | ChildEvent)
+ChangeEvent: TypeAlias = (SessionOpened | SkillsChanged | SkillsReloaded | AgentsChanged
+                          | StatusChanged | TotalsChanged | MemoryChanged | McpFailed | Recovered | SessionBusy
                           | Compacted)
 Event: TypeAlias = TurnEvent | ChangeEvent
 

@@ -63,4 +63,4 @@ def _door(args: argparse.Namespace) -> Birdie:
     if server:
         return remote_birdie(server, user=args.user)
     return local_birdie(user=args.user, skills_dirs=args.skills_dir, config_file=args.config,
-                        database_url=args.database_url)
+                        agents_dirs=getattr(args, "agents_dir", None), database_url=args.database_url)

@@ -30,7 +30,9 @@ from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from birdie_tui.agent.ledger import CallUsage, Ledger, Price, TokenLedger, call_cost, usage_of
+from birdie_tui.agent.graph import AGENT_PENDING, PENDING_KEY
+from birdie_tui.agent.ledger import (CallUsage, Ledger, Price, TokenLedger, add_agent_run, add_agent_spend,
+                                    agent_usage, call_cost, usage_of)
 from birdie_tui.store import TOKEN_LOG_LIMIT, SessionMeta, SessionStore
 from birdie_tui.text import content_text, title_from
 
@@ -46,6 +48,8 @@ def usage_after(messages: Sequence[Any], user_message_id: str) -> tuple[int, int
         if isinstance(msg, AIMessage):
             used_in, used_out, _ = usage_of(msg)
             spent_in, spent_out = spent_in + used_in, spent_out + used_out
+        elif (child := agent_usage(msg)) is not None:
+            spent_in, spent_out = spent_in + child[1], spent_out + child[2]
     return None
 
 
@@ -85,7 +89,7 @@ def settle(meta: SessionMeta, messages: Sequence[Any], *, price: Price | None,
     the (input, output) tokens added. A history that does not contain the last message
     counted (rewritten elsewhere), or counts kept by someone else, are taken as they are."""
     mark = meta.counted
-    last = messages[-1].id if messages else None
+    last = counted_through(messages)
     start = _resume_at(mark, meta.turns, messages)
     if start is None:
         if mark is not None and mark.get("turns") == meta.turns:
@@ -100,8 +104,29 @@ def settle(meta: SessionMeta, messages: Sequence[Any], *, price: Price | None,
             spent_in, spent_out, cached = usage_of(msg)
             add_call(meta, spent_in, spent_out, cached, price)
             added_in, added_out = added_in + spent_in, added_out + spent_out
+        elif (child := agent_usage(msg)) is not None:  # a sub-agent's calls, as one
+            agent, spent_in, spent_out, cached, calls = child
+            add_call(meta, spent_in, spent_out, cached, price)
+            add_agent_spend(meta.extra, agent, spent_in, spent_out, calls,
+                            call_cost(price, spent_in, spent_out, cached))
+            add_agent_run(meta.extra, msg, meta.turns)
+            added_in, added_out = added_in + spent_in, added_out + spent_out
     meta.counted = {"through": last, "turns": meta.turns}
     return added_in, added_out
+
+
+def counted_through(messages: Sequence[Any]) -> str | None:
+    """The id of the last message counting has seen for good. Stand-in answers the tools node
+    will replace in place by id are skipped when one of them stands for a sub-agent call: its
+    result carries the child's tokens, to be counted when it arrives."""
+    index = len(messages)
+    while index and messages[index - 1].additional_kwargs.get(PENDING_KEY):
+        index -= 1
+    standins = messages[index:]
+    if not any(m.additional_kwargs.get(PENDING_KEY) == AGENT_PENDING for m in standins):
+        index = len(messages)
+    last = messages[index - 1].id if index else None
+    return str(last) if last is not None else None
 
 
 def _resume_at(mark: dict[str, Any] | None, turns: int, messages: Sequence[Any]) -> int | None:
@@ -210,10 +235,11 @@ class TokenAccount:
     def begin_turn(self) -> None:
         self.ledger.begin_turn()
 
-    def add_call(self, input_tokens: int, output_tokens: int, cached: int = 0) -> None:
-        """A model call completed (a turn's, or a compaction summary's): priced now, at the
-        rate of the model that made it."""
-        self.ledger.add_call(input_tokens, output_tokens, cached, self._facts.price)
+    def add_call(self, input_tokens: int, output_tokens: int, cached: int = 0,
+                 agent: str = "") -> None:
+        """A model call completed (a turn's, a sub-agent's named `agent`, or a compaction
+        summary's): priced now, at the rate of the session's model."""
+        self.ledger.add_call(input_tokens, output_tokens, cached, self._facts.price, agent)
 
     def settle(self, meta: SessionMeta, messages: Sequence[Any]) -> None:
         """Count in the session file what `messages` (the checkpointed history, read under

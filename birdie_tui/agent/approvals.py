@@ -60,6 +60,7 @@ class ApprovalRequest:
     command: str = ""  # the command line a `bash:` tool would run, else the args as JSON
     diff: str | None = None  # a file write or edit: unified diff against the file today
     paths_outside: tuple[str, ...] = ()
+    agent: str = ""  # the sub-agent whose call this is ("" : the session's own)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -14,6 +14,7 @@ its stores; a server brings its own checkpointer), and per-session state (grants
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,6 +24,9 @@ from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.agent.options import EngineOptions, default_skill_dirs, mcp_start_timeout
 from birdie_tui.agent.sources import custom_system_prompt
 from birdie_tui.agent.toolbox import Toolbox
+from birdie_tui.agent_files.loader import default_agent_dirs, load_agents
+from birdie_tui.agent_files.models import AgentDef, AgentLoad
+from birdie_tui.agent_files.registry import AgentRegistry
 from birdie_tui.mcp.given import GIVEN_RETRY_HINT, GivenServers
 from birdie_tui.mcp.manager import SKILL_RETRY_HINT, MCPManager
 from birdie_tui.modes import LoadingMode
@@ -70,6 +74,12 @@ class AgentParts(ProviderFacts):
         # Servers a client gave one session (ACP `mcpServers`): each session its own manager.
         self.given = GivenServers(lambda: self.new_mcp_manager(retry_hint=GIVEN_RETRY_HINT))
         self.model: Any = None
+        # Sub-agents: their files (AGENT.MD, Markdown agents) and the models they asked for.
+        self.agent_dirs: list[tuple[Path, str]] = default_agent_dirs(
+            self.paths, env, Path.cwd(), options.agents_dirs or ())
+        self.agents = AgentRegistry(load_agents(self.agent_dirs) if load_skills_now
+                                    else AgentLoad(agents=[], problems=[], notes=[]))
+        self._agent_models: dict[tuple[Any, ...], Any] = {}
 
     def new_mcp_manager(self, *, retry_hint: str = SKILL_RETRY_HINT) -> MCPManager:
         """An MCP manager with this agent's logs, timeouts and environment."""
@@ -90,6 +100,33 @@ class AgentParts(ProviderFacts):
         """Use `config`'s vendor and model from now on (the SDK import off the event loop)."""
         await asyncio.to_thread(load_adapter, config.vendor)
         self.model, self.provider = create_chat_model(config), config
+
+    async def model_for(self, agent: AgentDef) -> Any:
+        """The chat model `agent` runs on: the session's, or a copy with the agent's model,
+        temperature and max_tokens. Its vendor stays the session's (its key, its server):
+        an agent that names another vendor fails, as in Birdie."""
+        base = await self.load_model()
+        model = agent.model if agent.model not in (None, "", "inherit") else None
+        if agent.vendor and agent.vendor != self.provider.vendor:
+            raise ValueError(f"the agent asks for vendor {agent.vendor!r}, and a sub-agent runs "
+                             f"on the session's vendor ({self.provider.vendor})")
+        if model is None and agent.temperature is None and agent.max_tokens is None:
+            return base
+        config = dataclasses.replace(
+            self.provider, model=model or self.provider.model,
+            temperature=self.provider.temperature if agent.temperature is None
+            else float(agent.temperature),
+            max_tokens=agent.max_tokens if agent.max_tokens is not None
+            else self.provider.max_tokens)
+        key = (config.vendor, config.model, config.temperature, config.max_tokens, id(base))
+        if key not in self._agent_models:
+            self._agent_models[key] = create_chat_model(config)
+        return self._agent_models[key]
+
+    def reload_agents(self) -> AgentRegistry:
+        """Read the agent files again (a new registry: a running call keeps its agent)."""
+        self.agents = AgentRegistry(load_agents(self.agent_dirs))
+        return self.agents
 
     # ----------------------------------------------------------------- tools and graph
     def toolbox(self, policy: Callable[[], SkillPolicy],

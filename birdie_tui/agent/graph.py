@@ -6,10 +6,11 @@ Everything per-run (model, toolbox, memory, approver) travels in the runtime con
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, NoReturn, TypedDict
+from typing import Annotated, Any, NoReturn, Protocol, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -62,11 +63,21 @@ from birdie_tui.workspace import Workspace
 Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
 # Marks the stand-in answer the agent node writes with each tool call (see `with_placeholders`).
 PENDING_KEY = "birdie_pending"
+AGENT_PENDING = "agent"  # its value on a sub-agent call's stand-in (its result carries tokens)
 
 LOOP_GUARD_NOTE = (
     "The tool-call limit for this turn has been reached. Do not call more tools: "
     "answer now with what you have."
 )
+
+
+class SubAgentCalls(Protocol):
+    """The session's sub-agents for one turn (`agent.subagents.SubAgents`)."""
+
+    def tools(self) -> list[Any]: ...
+    def handles(self, name: str) -> bool: ...
+    async def run(self, call: StepCall, parent: AgentContext,
+                  writer: Callable[[Any], None]) -> ToolMessage: ...
 
 
 class AgentState(TypedDict):
@@ -94,6 +105,10 @@ class AgentContext:
     # The front end's files and terminal for this turn's bash: tools (an ACP client); None:
     # they run in this process. Never served: a server's tools run on the server.
     workspace: Workspace | None = None
+    # A sub-agent's guard: a call repeated with the same arguments more than this many times
+    # in a row is not run again (Birdie's `max_tool_repetitions`); None: no guard.
+    max_repeats: int | None = None
+    agents: SubAgentCalls | None = None  # the session's sub-agents, offered as tools
 
 
 def replace_all(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -125,6 +140,8 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
     ctx.toolbox.loading, ctx.toolbox.decay_turns = ctx.loading, ctx.decay_turns
     allowed = ctx.toolbox.allowed_skills()
     tools = await ctx.toolbox.tools(allowed)
+    if ctx.agents is not None:
+        tools = [*tools, *ctx.agents.tools()]
     capped = bool(ctx.max_tool_calls) and tool_calls_since_user(messages) >= ctx.max_tool_calls
     if capped:
         tools = []
@@ -154,7 +171,7 @@ async def model_call(state: AgentState, runtime: Runtime[AgentContext]) -> dict[
         response = AIMessage(content=response.content or "(tool call refused: no tools bound)",
                              usage_metadata=response.usage_metadata, id=response.id)
     response = with_record(response, record)
-    written = [response, *placeholders(response)]
+    written = [response, *placeholders(response, ctx.agents)]
     return {"messages": replace_all([*messages, *written]) if repaired else written}
 
 
@@ -178,7 +195,7 @@ def _injected_event(report: Any, wire: bool) -> Any:
     return injected_to_wire(report)
 
 
-def placeholders(response: Any) -> list[ToolMessage]:
+def placeholders(response: Any, agents: SubAgentCalls | None = None) -> list[ToolMessage]:
     """A stand-in answer per tool call, checkpointed with the call: the history on disk is
     valid at every step, whatever kills the process while the tools run or an approval
     waits. The tools node replaces each by id with the real result."""
@@ -186,7 +203,8 @@ def placeholders(response: Any) -> list[ToolMessage]:
         return []
     return [ToolMessage(content=INTERRUPTED_TOOL_TEXT, tool_call_id=call["id"],
                         name=call["name"], status="error", id=str(uuid.uuid4()),
-                        additional_kwargs={PENDING_KEY: True})
+                        additional_kwargs={PENDING_KEY: AGENT_PENDING if agents is not None
+                                           and agents.handles(call["name"]) else True})
             for call in response.tool_calls]
 
 
@@ -265,6 +283,7 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
     last, answered = pending_step(state["messages"])
     calls = step_calls(last)
     tools = {tool.name: tool for tool in await ctx.toolbox.tools()}
+    agents = ctx.agents
     results: dict[str, ToolMessage] = {}
     invalid = last.response_metadata.get(INVALID_KEY) or {} if last is not None else {}
     verdicts: dict[str, tuple[str, str, bool]] = {}  # id -> (action, why, gated)
@@ -276,6 +295,10 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
         elif call["id"] in invalid:
             results[call["id"]] = _error_result(
                 call, invalid_call_text(call["name"], invalid[call["id"]]))
+        elif (repeats := repeated(state["messages"], call, ctx.max_repeats)) is not None:
+            results[call["id"]] = _error_result(call, repeats)
+        elif agents is not None and agents.handles(call["name"]):
+            verdicts[call["id"]] = ("allow", "", False)  # its own calls are asked in the child
         elif call["name"] not in tools:
             results[call["id"]] = _error_result(
                 call, f"Tool {call['name']!r} is not available (its skill is disabled or gone)."
@@ -303,16 +326,8 @@ async def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[s
             runnable.append(call)
         else:
             results[call["id"]] = _error_result(call, denial_text(why, verdicts[call["id"]][0]))
-    if runnable:
-        # Only the tools called: a ToolNode builds a schema per tool, and over langchain's
-        # 256-entry schema cache (500 skills) that cost ~0.45 s a round.
-        called = list({call["name"]: tools[call["name"]] for call in runnable}.values())
-        node = ToolNode(called, handle_tool_errors=tool_error_text)
-        batch = AIMessage(content="", tool_calls=runnable, id=getattr(last, "id", None))
-        with using_workspace(ctx.workspace):  # each call runs in a copy of this context
-            output = await node.ainvoke({"messages": [batch]})
-        for message in output["messages"]:
-            results[message.tool_call_id] = safe_result(scrubbed_result(message))
+    for message in await _run_calls(ctx, runnable, tools, getattr(last, "id", None), writer):
+        results[message.tool_call_id] = safe_result(scrubbed_result(message))
     # Each result takes its stand-in's id, so it replaces it in place.
     return {"messages": [_in_place(results[call["id"]], answered.get(call["id"]))
                          for call in calls]}
@@ -330,6 +345,57 @@ def pending_step(messages: list[AnyMessage]) -> tuple[AIMessage | None, dict[str
             return msg, standins
         break
     return None, {}
+
+
+async def _run_calls(ctx: AgentContext, runnable: list[StepCall], tools: dict[str, Any],
+                     step_id: str | None, writer: Callable[[Any], None]) -> list[ToolMessage]:
+    """Run the step's allowed calls: sub-agents side by side with the other tools (the
+    sub-agents bounded by their own limit)."""
+    agents = ctx.agents
+    children = [c for c in runnable if agents is not None and agents.handles(c["name"])]
+    plain = [c for c in runnable if c not in children]
+    runs: list[Awaitable[list[ToolMessage]]] = [_run_plain(ctx, plain, tools, step_id)]
+    if agents is not None:
+        runs += [_one(agents.run(call, ctx, writer)) for call in children]
+    return [message for output in await asyncio.gather(*runs) for message in output]
+
+
+async def _one(result: Awaitable[ToolMessage]) -> list[ToolMessage]:
+    return [await result]
+
+
+async def _run_plain(ctx: AgentContext, calls: list[StepCall], tools: dict[str, Any],
+                     step_id: str | None) -> list[ToolMessage]:
+    if not calls:
+        return []
+    # Only the tools called: a ToolNode builds a schema per tool, and over langchain's
+    # 256-entry schema cache (500 skills) that cost ~0.45 s a round.
+    called = list({call["name"]: tools[call["name"]] for call in calls}.values())
+    node = ToolNode(called, handle_tool_errors=tool_error_text)
+    batch = AIMessage(content="", tool_calls=calls, id=step_id)
+    with using_workspace(ctx.workspace):  # each call runs in a copy of this context
+        output = await node.ainvoke({"messages": [batch]})
+    return [m for m in output["messages"] if isinstance(m, ToolMessage)]
+
+
+def repeated(messages: Sequence[BaseMessage], call: StepCall, limit: int | None) -> str | None:
+    """Why `call` is not run: the steps that ended the history (this one included) called it
+    with the same arguments more than `limit` times in a row (Birdie's count); None to run it."""
+    if not limit:
+        return None
+    count = 0
+    for msg in reversed(messages):
+        if isinstance(msg, ToolMessage):
+            continue
+        if not isinstance(msg, AIMessage) or not any(
+                c["name"] == call["name"] and c["args"] == call["args"] for c in msg.tool_calls):
+            break
+        count += 1
+    if count <= limit:
+        return None
+    return (f"Not run: {call['name']!r} has been called more than {limit} times in a row with "
+            "the same arguments; repeating it will not change its result. Use what those calls "
+            "returned, try something else, or say what is blocking you.")
 
 
 def _in_place(result: ToolMessage, standin_id: str | None) -> ToolMessage:

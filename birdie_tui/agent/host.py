@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from langgraph.types import StateSnapshot
 
 from birdie_tui.agent.approval_ops import ApprovalModeChoice
+from birdie_tui.agent_files.registry import AgentRegistry
 from birdie_tui.agent.builder import AgentParts
 from birdie_tui.agent.options import EngineError, EngineOptions, default_skill_dirs
 from birdie_tui.agent.sqlite_checkpoints import SqliteCheckpoints
@@ -120,6 +121,10 @@ class AgentHost:
     @property
     def registry(self) -> SkillRegistry:
         return self.agent.registry
+
+    @property
+    def agents(self) -> AgentRegistry:
+        return self.agent.agents
 
     @property
     def graph(self) -> AgentGraph:
@@ -224,6 +229,7 @@ class AgentHost:
         """Rescan the skills directories now. A skill whose file broke keeps its last good
         version (listed in `broken_skills`); session grants are by name, so they survive."""
         self.refresh_skill_dirs()
+        self.agent.reload_agents()  # agent files follow the same reloads
         return self._install(load_skills(self.agent.skill_dirs), touched)
 
     async def reload_skills_async(self, touched: Iterable[Path] = ()) -> ReloadReport:
@@ -232,6 +238,7 @@ class AgentHost:
         server of a changed or removed skill stops (a changed one restarts on next use)."""
         self.refresh_skill_dirs()
         result = await asyncio.to_thread(load_skills, self.agent.skill_dirs)
+        await asyncio.to_thread(self.agent.reload_agents)
         report = self._install(result, touched)
         for skill in (*report.changed, *report.removed):
             if skill.mcp_server is not None:
@@ -260,6 +267,9 @@ class AgentHost:
         env_override = self.options.environ.get("BIRDIE_SKILLS_DIR", "").strip()
         if not self.options.skills_dirs and not env_override and user_dir not in dirs:
             dirs.append(user_dir)
+        # Agent folders too: an AGENT.MD saved is read again like a SKILL.MD.
+        dirs += [folder for folder, _ in self.agent.agent_dirs
+                 if folder.is_dir() and folder not in dirs]
         return dirs
 
     def _install(self, result: LoadResult, touched: Iterable[Path]) -> ReloadReport:

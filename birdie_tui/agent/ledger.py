@@ -32,6 +32,81 @@ def usage_of(message: Any) -> tuple[int, int, int]:
     return (int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0),
             int(details.get("cache_read", 0) or 0))
 
+# On a sub-agent call's result message: what the child spent ({agent, child, input, output,
+# cached, calls}); counted like a model call's usage (`agent_usage`).
+AGENT_USAGE_KEY = "birdie_agent"
+AGENT_SPEND_KEY = "agent_spend"  # the session file: {agent: {calls, input, output, cost}}
+AGENT_RUNS_KEY = "agent_runs"  # the session file: its sub-agent calls, oldest first
+AGENT_RUNS_LIMIT = 200
+
+
+def add_agent_run(extra: dict[str, Any], message: Any, turn: int) -> None:
+    """Note a sub-agent call (its result `message`) among the session's runs."""
+    record = message.additional_kwargs.get(AGENT_USAGE_KEY) or {}
+    runs = extra.get(AGENT_RUNS_KEY)
+    if not isinstance(runs, list):
+        runs = extra[AGENT_RUNS_KEY] = []
+    runs.append({"child": str(record.get("child", "")), "agent": str(record.get("agent", "")),
+                 "turn": turn, "status": "error" if message.status == "error" else "done",
+                 "input": record.get("input", 0), "output": record.get("output", 0),
+                 "calls": record.get("calls", 0)})
+    del runs[:-AGENT_RUNS_LIMIT]
+
+
+def agent_usage(message: Any) -> tuple[str, int, int, int, int] | None:
+    """(agent, input, output, cached, calls) a sub-agent call's result carries; None for any
+    other message."""
+    if getattr(message, "type", None) != "tool":
+        return None
+    record = message.additional_kwargs.get(AGENT_USAGE_KEY)
+    if not isinstance(record, dict):
+        return None
+
+    def count(key: str) -> int:
+        value = record.get(key, 0)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    return (str(record.get("agent", "")), count("input"), count("output"), count("cached"),
+            count("calls"))
+
+
+def add_agent_spend(extra: dict[str, Any], agent: str, spent_in: int, spent_out: int,
+                    calls: int, cost: float | None) -> None:
+    """Add one sub-agent call's spend to a session's per-agent record (its `extra`)."""
+    book = extra.get(AGENT_SPEND_KEY)
+    if not isinstance(book, dict):
+        book = extra[AGENT_SPEND_KEY] = {}
+    entry = book.get(agent)
+    if not isinstance(entry, dict):
+        entry = book[agent] = {"calls": 0, "input": 0, "output": 0, "cost": 0.0}
+    entry["calls"] = int(entry.get("calls", 0) or 0) + calls
+    entry["input"] = int(entry.get("input", 0) or 0) + spent_in
+    entry["output"] = int(entry.get("output", 0) or 0) + spent_out
+    before = entry.get("cost")
+    entry["cost"] = None if cost is None or not isinstance(before, (int, float)) \
+        else before + cost
+
+
+def agent_spends(extra: dict[str, Any], live: Sequence[CallUsage]) -> tuple[AgentSpend, ...]:
+    """Per sub-agent: what the session file recorded plus the running turn's calls."""
+    sums: dict[str, list[Any]] = {}
+    book = extra.get(AGENT_SPEND_KEY)
+    for name, entry in (book.items() if isinstance(book, dict) else ()):
+        if isinstance(entry, dict):
+            cost = entry.get("cost")
+            sums[str(name)] = [int(entry.get("calls", 0) or 0), int(entry.get("input", 0) or 0),
+                               int(entry.get("output", 0) or 0),
+                               float(cost) if isinstance(cost, (int, float)) else None]
+    for call in live:
+        if call.agent:
+            entry = sums.setdefault(call.agent, [0, 0, 0, 0.0])
+            entry[0] += 1
+            entry[1] += call.input
+            entry[2] += call.output
+            entry[3] = None if entry[3] is None or call.cost is None else entry[3] + call.cost
+    return tuple(AgentSpend(name, *values) for name, values in sorted(sums.items()))
+
+
 @dataclass(frozen=True)
 class CallUsage:
     """One completed model call."""
@@ -40,6 +115,18 @@ class CallUsage:
     output: int
     cached: int = 0  # of `input`, read from the vendor's prompt cache
     cost: float | None = None  # None: the model's price is unknown
+    agent: str = ""  # a sub-agent's call: its name ("" : the session's own model call)
+
+
+@dataclass(frozen=True)
+class AgentSpend:
+    """What one sub-agent's calls cost in this session."""
+
+    name: str
+    calls: int
+    input: int
+    output: int
+    cost: float | None  # None: a price unknown
 
 
 @dataclass(frozen=True)
@@ -54,11 +141,14 @@ class TokenLedger:
     per_turn: tuple[int, ...] = ()  # total tokens per recorded turn, oldest first
     cost_usd: float | None = None  # None: price unknown
     turns: int = 0
+    agents: tuple[AgentSpend, ...] = ()  # per sub-agent, this session (running turn included)
 
     @property
     def context_tokens(self) -> int:
-        """Input tokens of the latest model call: how full the context is (0 until known)."""
-        return self.calls[-1].input if self.calls else 0
+        """Input tokens of the session's latest model call: how full its context is (0 until
+        known). A sub-agent's call fills its own context, not this one."""
+        own = [c for c in self.calls if not c.agent]
+        return own[-1].input if own else 0
 
 
 def call_cost(price: Price | None, input_tokens: int, output_tokens: int,
@@ -84,9 +174,9 @@ class Ledger:
         self.live = True
 
     def add_call(self, input_tokens: int, output_tokens: int, cached: int,
-                 price: Price | None) -> CallUsage:
+                 price: Price | None, agent: str = "") -> CallUsage:
         call = CallUsage(input_tokens, output_tokens, cached,
-                         call_cost(price, input_tokens, output_tokens, cached))
+                         call_cost(price, input_tokens, output_tokens, cached), agent)
         self.calls.append(call)
         return call
 
@@ -109,6 +199,8 @@ class Ledger:
                 calls = []
             if getattr(msg, "type", None) == "ai" and msg.usage_metadata:
                 calls.append(CallUsage(*usage_of(msg)))
+            elif (child := agent_usage(msg)) is not None:
+                calls.append(CallUsage(child[1], child[2], child[3], agent=child[0]))
         self.calls, self.live = calls, False
 
     def snapshot(self, meta: Any, *, context_window: int | None,
@@ -129,7 +221,8 @@ class Ledger:
         return TokenLedger(calls=tuple(self.calls), context_window=context_window,
                            session_in=session_in, session_out=session_out,
                            session_cached=session_cached, per_turn=per_turn, cost_usd=cost,
-                           turns=meta.turns if meta else 0)
+                           turns=meta.turns if meta else 0,
+                           agents=agent_spends(meta.extra if meta else {}, live))
 
 
 @dataclass(frozen=True)

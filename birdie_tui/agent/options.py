@@ -42,6 +42,7 @@ def mcp_start_timeout(options: EngineOptions) -> float:
 class EngineOptions:
     user: str | None = None
     skills_dirs: list[Path] | None = None  # None: default_skill_dirs()
+    agents_dirs: list[Path] | None = None  # --agents-dir: searched before the default folders
     provider: ProviderConfig | None = None  # None: resolved from the environment
     config_file: Path | None = None
     paths: BirdiePaths | None = None  # None: from BIRDIE_HOME

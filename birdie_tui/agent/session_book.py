@@ -16,6 +16,7 @@ from langchain_core.messages import HumanMessage
 from birdie_tui.agent.accounting import TokenAccount, take_back_turn
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.host import AgentHost
+from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.session_history import SessionHistory
 from birdie_tui.agent.session_state import SessionState
@@ -60,9 +61,16 @@ class SessionBook:
         grants. Raises EngineError (nothing created or switched) for an invalid or unknown
         session id, a corrupt session file (moved aside and announced), or an unknown skill."""
         enable, disable = list(enable), list(disable)
+        agents = self._host.agents
+        # A name is a skill's, else an agent's (exactly: a typo must not grant another).
+        on_agents = [n for n in enable if self._host.registry.get(n) is None and agents.get(n)]
+        off_agents = [n for n in disable if self._host.registry.get(n) is None and agents.get(n)]
+        enable = [n for n in enable if n not in on_agents]
+        disable = [n for n in disable if n not in off_agents]
         for name in (*enable, *disable):  # before anything is created or switched
             if self._host.registry.get(name) is None:
-                raise EngineError(f"unknown skill {name!r}; /skill list shows the loaded ones")
+                raise EngineError(f"unknown skill or agent {name!r}; /skill list and "
+                                  "/agent list show the loaded ones")
         if session_id:
             meta = self._load(session_id)
         else:
@@ -70,6 +78,10 @@ class SessionBook:
         self._state.session = meta
         self._state.policy = SkillPolicy(meta.enabled_skills, meta.disabled_skills)
         self._history.opened()
+        for name in on_agents:
+            self.set_agent_enabled(name, True)
+        for name in off_agents:
+            self.set_agent_enabled(name, False)
         for name in enable:
             self.set_skill_enabled(name, True)
         for name in disable:
@@ -153,6 +165,22 @@ class SessionBook:
         (policy.enable if enabled else policy.disable)(skill.name)
         self._persist_grants()
         return skill
+
+    def set_agent_enabled(self, name: str, enabled: bool) -> AgentDef:
+        """Turn sub-agent `name` (exact, else its case or a unique prefix, as Birdie reads
+        it) on or off for this session, kept in the file as Birdie keeps it."""
+        agents = self._host.agents
+        found = agents.resolve(name)
+        agent = agents.get(found) if found else None
+        if agent is None:
+            raise EngineError(f"unknown agent {name!r}; /agent list shows the loaded ones")
+        policy = self._state.agent_policy()
+        (policy.enable if enabled else policy.disable)(agent.name)
+        self._state.set_agent_policy(policy)
+        meta = self._state.require()
+        if meta.saved:
+            self._host.sessions.save(meta)
+        return agent
 
     def _persist_grants(self) -> None:
         """Grants of an unsaved session stay in memory until `persist_session` writes them."""

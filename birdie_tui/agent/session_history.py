@@ -27,7 +27,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.types import StateSnapshot
 
-from birdie_tui.agent.accounting import TokenAccount
+from birdie_tui.agent.accounting import TokenAccount, counted_through
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.host import AgentHost, Checkpoint, Config
@@ -223,7 +223,7 @@ class SessionHistory:
         messages = (checkpoint.get("channel_values") or {}).get("messages") or []
         # Counting needs the lock (a turn, a repair): a write without it (compaction) may
         # stand on a history another process has moved past.
-        if self._lock_held and messages and messages[-1].id != self._settled_through:
+        if self._lock_held and messages and counted_through(messages) != self._settled_through:
             self.settle(messages)  # first, and with no await: a cancel cannot cut it short
         await self._host.prune(meta.id, head)
 
@@ -234,7 +234,7 @@ class SessionHistory:
         if meta is None or not meta.saved:
             return
         self._tokens.settle(meta, messages)
-        self._settled_through = messages[-1].id if messages else None
+        self._settled_through = counted_through(messages)
 
     # ----------------------------------------------------------------- repair
     async def repair_session(self, partial_reply: str | None = None) -> bool:

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from birdie_tui.agent.options import EngineError
+from birdie_tui.agent_files.registry import AgentPolicy
 from birdie_tui.agent.provenance import CallContext
 from birdie_tui.skills.policy import SkillPolicy
 from birdie_tui.store import SessionMeta
+from birdie_tui.store.session_meta import str_list
 
+# The session file's sub-agent grants, under Birdie 0.15.1's own keys.
+ENABLED_AGENTS, DISABLED_AGENTS = "enabled_agents", "disabled_agents"
 UNLIMITED_STEPS = 1_000_000  # graph steps of a turn without a tool-call limit (Esc stops it)
 
 
@@ -30,6 +34,17 @@ class SessionState:
         if self.session is None:
             raise EngineError("no session is open")
         return self.session
+
+    def agent_policy(self) -> AgentPolicy:
+        """The session's sub-agent grants (read from its file's keys each time: one owner)."""
+        extra = self.session.extra if self.session is not None else {}
+        return AgentPolicy(str_list(extra.get(ENABLED_AGENTS)),
+                           str_list(extra.get(DISABLED_AGENTS)))
+
+    def set_agent_policy(self, policy: AgentPolicy) -> None:
+        meta = self.require()
+        meta.extra[ENABLED_AGENTS] = list(policy.enabled_names)
+        meta.extra[DISABLED_AGENTS] = list(policy.disabled_names)
 
     @property
     def saved(self) -> bool:

@@ -9,7 +9,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from birdie_tui.events import (
+    AgentFinished,
+    AgentStarted,
     ApprovalDecided,
+    ChildEvent,
     SkillsInjected,
     TokenStreamed,
     ToolCallStarted,
@@ -40,6 +43,9 @@ def translate(mode: str, data: Any) -> Iterator[TurnEvent]:
             yield ToolCallStarted(**data["tool_call"])
         if isinstance(data.get("tool_result"), dict):
             yield ToolFinished(**data["tool_result"])
+        # A sub-agent's start, end and events (agent.subagents), as the parent's turn events.
+        if isinstance(data.get("child"), (AgentStarted, AgentFinished, ChildEvent)):
+            yield data["child"]
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             messages = (update or {}).get("messages", []) if isinstance(update, dict) else []

@@ -26,9 +26,11 @@ from birdie_tui.agent.session_book import SessionBook
 from birdie_tui.agent.session_history import SessionHistory
 from birdie_tui.agent.session_state import SessionState
 from birdie_tui.agent.stream import agent_reply, translate
+from birdie_tui.agent.subagents import ChildSetup, SubAgents, denied_answers
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.events import (
     ApprovalDecided,
+    ChildEvent,
     SkillsInjected,
     TokenStreamed,
     TurnDone,
@@ -101,7 +103,7 @@ class TurnLoop:
                     yield TurnError(message=busy)
                     return
                 async with contextlib.aclosing(
-                        self._locked_turn(meta, text, resume, ask=approver is not None,
+                        self._locked_turn(meta, text, resume, approver=approver,
                                           workspace=workspace)) as turn:
                     async for event in turn:
                         yield event
@@ -119,18 +121,18 @@ class TurnLoop:
                 k: ApprovalAnswer.from_value(v) for k, v in answers.items()}}
 
     async def _locked_turn(self, meta: SessionMeta, text: str,
-                           resume: dict[str, ApprovalAnswer] | None, *, ask: bool,
+                           resume: dict[str, ApprovalAnswer] | None, *, approver: Approver | None,
                            workspace: Workspace | None) -> AsyncGenerator[TurnEvent, None]:
         """`run_turn` once the session's turn lock is held, the session caught up. A step that
-        stops for approval ends it: with `ask`, its requests are left in `_stopped_for` for
-        `run_turn` to ask; without, they are reported pending."""
-        pending, problem = await self._before_step(resume, ask=ask)
+        stops for approval ends it: its requests left in `_stopped_for` for `run_turn` to ask
+        the approver, or, without one, reported pending."""
+        pending, problem = await self._before_step(resume, ask=approver is not None)
         if problem:
             yield TurnError(message=problem)
         if problem is not None:
             return
         history, tokens = self._history, self._tokens
-        context = self._turn_context(workspace)
+        context = self._turn_context(workspace, approver)
         tally = _Tally()
         tokens.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
@@ -160,7 +162,7 @@ class TurnLoop:
                 answers, waiting = await self._approvals.ask(pending, None)
                 if waiting:  # the step stays in the checkpoint
                     history.needs_repair = False
-                    if ask:
+                    if approver is not None:
                         self._stopped_for = pending
                         return
                     for request in waiting:
@@ -203,10 +205,11 @@ class TurnLoop:
                 approvals.remember(request, resume[request.id])
         return pending, None
 
-    def _turn_context(self, workspace: Workspace | None = None) -> AgentContext:
+    def _turn_context(self, workspace: Workspace | None = None,
+                      approver: Approver | None = None) -> AgentContext:
         """What the graph's nodes get for this turn (runtime context, never checkpointed)."""
         setting = self._compactor.prompt_setting
-        return agent_context(
+        context = agent_context(
             self._facts,
             toolbox=self._toolbox,
             memory=[entry.content for entry in self._host.memory.entries()],
@@ -217,9 +220,36 @@ class TurnLoop:
             max_loaded=setting("skill_max_loaded"),
             workspace=workspace,
         )
+        context.agents = self._sub_agents(approver)
+        return context
+
+    def _sub_agents(self, approver: Approver | None) -> SubAgents | None:
+        """The session's sub-agents for this turn (None when no agent file is loaded)."""
+        host, parts = self._host, self._host.agent
+        if not host.agents.agents():
+            return None
+        lock = asyncio.Lock()  # one dialog at a time, whichever child asks
+
+        async def ask(pending: list[ApprovalRequest]) -> dict[str, dict[str, Any]]:
+            async with lock:
+                answers, waiting = await self._approvals.ask(pending, approver)
+            return denied_answers(waiting, answers)
+
+        setup = ChildSetup(graph=host.graph, agents=host.agents, model_for=parts.model_for,
+                           toolbox_for=lambda policy: parts.toolbox(lambda: policy),
+                           parallel=parts.settings.agent_parallel)
+        return SubAgents(setup, enabled=self._state.agent_policy().is_enabled,
+                         thread=self._state.require().id, ask=ask)
 
     def _tally(self, event: TurnEvent, tally: _Tally) -> None:
-        if isinstance(event, TokenStreamed):
+        if isinstance(event, ChildEvent):  # a sub-agent's call: the turn's tokens too
+            if isinstance(event.event, UsageReported):
+                used = event.event
+                tally.used_in += used.input_tokens
+                tally.used_out += used.output_tokens
+                self._tokens.add_call(used.input_tokens, used.output_tokens,
+                                      used.cached_input_tokens, agent=event.agent)
+        elif isinstance(event, TokenStreamed):
             tally.streamed.append(event.text)
         elif isinstance(event, SkillsInjected):
             self._state.last_call = event.context

@@ -24,11 +24,13 @@ def _common(parser: argparse.ArgumentParser, *, opened: str = "the session being
         parser.add_argument("--session-id", help="continue this session (YYYY-MM-DD_N)")
     parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
                         help="skill folder to load instead of the defaults (repeatable)")
+    parser.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                        help="sub-agent folder searched before the default ones (repeatable)")
     parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
-    parser.add_argument("--enable", action="append", default=[], metavar="SKILL",
-                        help=f"enable a skill for {opened} (repeatable)")
-    parser.add_argument("--disable", action="append", default=[], metavar="SKILL",
-                        help=f"disable a skill for {opened} (repeatable)")
+    parser.add_argument("--enable", action="append", default=[], metavar="NAME",
+                        help=f"enable a skill or sub-agent for {opened} (repeatable)")
+    parser.add_argument("--disable", action="append", default=[], metavar="NAME",
+                        help=f"disable a skill or sub-agent for {opened} (repeatable)")
     parser.add_argument("--auto-approve", action="store_true",
                         help="run tools that ask for approval without asking" if one_session
                         else "sessions start in the auto approval mode")

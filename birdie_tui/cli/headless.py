@@ -95,6 +95,7 @@ def _guarded(run: Callable[[], Coroutine[Any, Any, int]]) -> int:
 
 def birdie_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"user": getattr(args, "user", None), "skills_dirs": getattr(args, "skills_dir", None),
+            "agents_dirs": getattr(args, "agents_dir", None),
             "config_file": getattr(args, "config", None),
             "database_url": getattr(args, "database_url", None)}
 

@@ -19,6 +19,9 @@ from birdie_tui.events import ChangeEvent, TurnEvent
 from birdie_tui.modes import ApprovalMode, LoadingMode
 from birdie_tui.workspace import Workspace
 from birdie_tui.service.rows import (
+    AgentRow,
+    AgentRunRow,
+    BrokenAgentFile,
     BrokenSkillFile,
     InjectionView,
     McpRow,
@@ -120,6 +123,17 @@ class Birdie(Protocol):
     # now on (an empty list stops them); `start`: started now, each row says how it went.
     async def attach_mcp_servers(self, servers: Sequence[McpServerSpec], *,
                                  start: bool = True) -> list[McpRow]: ...
+
+    # -------------------------------------------------------------- sub-agents
+    def agent_rows(self) -> list[AgentRow]: ...
+    def broken_agent_files(self) -> list[BrokenAgentFile]: ...
+    # On or off for the shown session (None: toggle); a name as Birdie reads it (its case,
+    # a unique prefix); an unknown one raises BirdieError. Listeners hear `agents`.
+    def set_agent(self, name: str, enabled: bool | None = None) -> AgentRow: ...
+    # The sub-agent calls of a session (None: the shown one), oldest first.
+    def agent_runs(self, session_id: str | None = None) -> list[AgentRunRow]: ...
+    # The model calls of one child (an `AgentRunRow.child` of the shown session).
+    async def child_contexts(self, child: str) -> list[CallContext]: ...
 
     # -------------------------------------------------------------- memory
     def memory(self) -> list[MemoryNote]: ...

@@ -14,7 +14,8 @@ def settings_row(settings: Any) -> SettingsRow:
     if settings is None:
         return SettingsRow()
     return SettingsRow(theme=settings.theme, tool_output=settings.tool_output,
-                       keymap=tuple(sorted(settings.keymap.items())), notify=settings.notify)
+                       keymap=tuple(sorted(settings.keymap.items())), notify=settings.notify,
+                       agent_output=settings.agent_output)
 
 
 def save_ui_settings(settings: Any, paths: Any, changes: dict[str, Any]) -> None:

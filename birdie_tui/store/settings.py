@@ -25,6 +25,10 @@ class Settings(BaseModel):
 
     theme: str = "birdie-dark"
     tool_output: Literal["full", "short", "off"] = "full"
+    # A sub-agent's work in the chat (Birdie's `/agent output`), and how many sub-agents one
+    # step of a turn runs at once (more calls wait for a slot).
+    agent_output: Literal["full", "short", "off"] = "short"
+    agent_parallel: int = Field(default=3, ge=1, le=32)
     keymap: dict[str, str] = Field(default_factory=dict)
     # How knowledge bodies reach the prompt: trigger phrases, the model's get_skill, or both;
     # a loaded body stays for `skill_decay_turns` user turns, at most `skill_max_loaded` at once.

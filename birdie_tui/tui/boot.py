@@ -34,7 +34,7 @@ def door_from_args(args: argparse.Namespace, environ: Mapping[str, str]) -> Bird
     if server:
         return remote_birdie(server, user=args.user, environ=environ)
     return local_birdie(user=args.user, skills_dirs=args.skills_dir, config_file=args.config,
-                        environ=environ, database_url=getattr(args, "database_url", None))
+                        agents_dirs=getattr(args, "agents_dir", None), environ=environ, database_url=getattr(args, "database_url", None))
 
 
 class Boot:

@@ -22,7 +22,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from birdie_tui.events import (
+    AgentFinished,
+    AgentsChanged,
+    AgentStarted,
     ApprovalDecided,
+    ChildEvent,
     Compacted,
     McpFailed,
     MemoryChanged,
@@ -152,8 +156,10 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         match event:
             case (SkillsInjected() | TokenStreamed() | ToolCallStarted() | ToolFinished()
                   | ApprovalDecided() | UsageReported() | TurnDone() | TurnError()
-                  | TurnCancelled()):
+                  | TurnCancelled() | AgentStarted() | AgentFinished() | ChildEvent()):
                 await self.turn.handle(event)
+            case AgentsChanged():
+                self.on_agents_changed(event)
             case SessionOpened():
                 await self.on_session_opened(event)
             case SkillsChanged():
@@ -176,6 +182,9 @@ class MainScreen(ScreenActions, SettledScreen[None]):
                 self.on_compacted(event)
             case _:
                 self.unhandled(event)
+
+    def on_agents_changed(self, event: AgentsChanged) -> None:
+        """The sub-agent rows changed (a grant, a reload)."""
 
     def unhandled(self, event: Never) -> None:
         """An event of no known class (typed `Never`: mypy fails if a class of the vocabulary

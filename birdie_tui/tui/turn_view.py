@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeAlias, assert_never, get_args
 
 from birdie_tui.events import (
+    AgentFinished,
+    AgentStarted,
     ApprovalDecided,
+    ChildEvent,
     SkillsInjected,
     TokenStreamed,
     ToolCallStarted,
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
 # The turn events the chat shows (`session`, the other turn event, is a change for the screen).
 ShownTurnEvent: TypeAlias = (SkillsInjected | TokenStreamed | ToolCallStarted | ToolFinished
                              | ApprovalDecided | UsageReported | TurnDone | TurnError
-                             | TurnCancelled)
+                             | TurnCancelled | AgentStarted | AgentFinished | ChildEvent)
 
 
 class TurnView:
@@ -70,10 +73,15 @@ class TurnView:
                 self.on_error(event)
             case TurnCancelled():
                 self.on_cancelled(event)
+            case AgentStarted() | AgentFinished() | ChildEvent():
+                self.on_sub_agent(event)
             case _:
                 assert_never(event)
 
     # -- handlers, one per event class --------------------------------------------------------
+
+    def on_sub_agent(self, event: AgentStarted | AgentFinished | ChildEvent) -> None:
+        """A sub-agent's work (shown by the chat's nested block)."""
 
     def on_injected(self, event: SkillsInjected) -> None:
         self.screen.query_one(ContextPanel).show(InjectionView.of(event))

@@ -101,15 +101,16 @@ async def test_mistakes_are_one_line_birdie_errors(birdie):
 
 
 async def test_reload_tells_skills_and_what_changed(birdie, skills_dir):
-    """A rescan says `skills`; a forced one also says what it found, even "no changes"."""
+    """A rescan says `skills` and `agents` (agent files are read again with the skills); a
+    forced one also says what it found, even "no changes"."""
     birdie.heard.clear()
     await birdie.reload_skills(forced=True)
-    assert kinds(birdie) == ["skills", "reloaded"]
+    assert kinds(birdie) == ["skills", "agents", "reloaded"]
     assert "no changes" in birdie.heard[-1].summary and not birdie.heard[-1].trouble
     (skills_dir / "echoer" / "SKILL.MD").write_text("---\nname: [broken\n---\n")
     birdie.heard.clear()
     await birdie.reload_skills([skills_dir / "echoer" / "SKILL.MD"])
-    assert kinds(birdie) == ["skills", "reloaded"] and birdie.heard[-1].trouble
+    assert kinds(birdie) == ["skills", "agents", "reloaded"] and birdie.heard[-1].trouble
     row = next(r for r in birdie.skill_rows() if r.name == "Echoer")
     assert row.error and "last good version" in row.error  # the last good version is kept
 

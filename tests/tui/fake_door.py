@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from birdie_tui.events import (ApprovalDecided, ChangeEvent, InjectedSkill, MemoryChanged,
+from birdie_tui.events import (AgentsChanged, ApprovalDecided, ChangeEvent, InjectedSkill, MemoryChanged,
                                SessionOpened, SkillsChanged, SkillsInjected, StatusChanged,
                                TokenStreamed, ToolCallStarted, ToolFinished, TotalsChanged,
                                TurnDone, TurnError, TurnEvent, UsageReported)
@@ -41,7 +41,8 @@ from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval
     loading_mode_of
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
 from birdie_tui.workspace import Workspace
-from birdie_tui.service.rows import (ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
+from birdie_tui.service.rows import (AgentRow, AgentRunRow, BrokenAgentFile,
+                                     ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CallUsage, CompactionRow, CostReport,
                                      InjectionView, McpRow, McpServerSpec, MemoryNote,
                                      ModelChoice, ModelFacts,
@@ -66,6 +67,8 @@ class FakeSession:
     tokens_in: int = 0
     tokens_out: int = 0
     skills: dict[str, bool] = field(default_factory=dict)  # this session's toggles
+    agents: dict[str, bool] = field(default_factory=dict)  # this session's sub-agent toggles
+    runs: list[AgentRunRow] = field(default_factory=list)  # its sub-agent calls
     pending: list[ApprovalRequest] = field(default_factory=list)  # a step left unanswered
     approved_skills: list[str] = field(default_factory=list)  # "always" answers
     rules: list[str] = field(default_factory=list)
@@ -89,7 +92,8 @@ class FakeDoor:
     """An in-memory `Birdie`; every call is recorded in `calls` (name only) for assertions."""
 
     def __init__(self, *, skills: Iterable[SkillRow] | None = None,
-                 script: Script | None = None, user: str = "tester") -> None:
+                 script: Script | None = None, user: str = "tester",
+                 agents: Iterable[AgentRow] = ()) -> None:
         self.script = script
         self.user = user
         self.calls: list[str] = []
@@ -97,6 +101,8 @@ class FakeDoor:
         self.started = False
         self._skills = {row.name: row for row in (default_skills() if skills is None
                                                   else skills)}
+        self._agents = {row.name: row for row in agents}
+        self.broken_agents: list[BrokenAgentFile] = []  # a test sets them
         self._sessions: dict[str, FakeSession] = {}
         self._ids = itertools.count(1)
         self._current = ""
@@ -510,6 +516,30 @@ class FakeDoor:
         return [replace(row, enabled=self._enabled(row.name)) for row in self._skills.values()]
 
     def broken_files(self) -> list[BrokenSkillFile]:
+        return []
+
+    # -------------------------------------------------------------- sub-agents
+    def agent_rows(self) -> list[AgentRow]:
+        return [replace(row, enabled=self.session.agents.get(row.name, row.enabled_by_default))
+                for row in self._agents.values()]
+
+    def broken_agent_files(self) -> list[BrokenAgentFile]:
+        return list(self.broken_agents)
+
+    def set_agent(self, name: str, enabled: bool | None = None) -> AgentRow:
+        known = next((n for n in self._agents if n.lower() == name.lower()), None)
+        if known is None:
+            raise BirdieError(f"unknown agent {name!r}; /agent list shows the loaded ones")
+        now = self.session.agents.get(known, self._agents[known].enabled_by_default)
+        self.session.agents[known] = not now if enabled is None else enabled
+        self._emit(AgentsChanged())
+        return next(row for row in self.agent_rows() if row.name == known)
+
+    def agent_runs(self, session_id: str | None = None) -> list[AgentRunRow]:
+        session = self.session if session_id is None else self._sessions.get(session_id)
+        return list(session.runs) if session is not None else []
+
+    async def child_contexts(self, child: str) -> list[CallContext]:
         return []
 
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from birdie_tui.events import (ChangeEvent, McpFailed, MemoryChanged, Recovered, SessionOpened,
+from birdie_tui.events import (AgentsChanged, ChangeEvent, McpFailed, MemoryChanged, Recovered, SessionOpened,
                                SkillsChanged, SkillsReloaded, StatusChanged, TotalsChanged,
                                TurnEvent)
 from birdie_tui.service.local import rows as local_rows
@@ -25,6 +25,7 @@ from birdie_tui.service.local.approvals import LocalApprovals
 from birdie_tui.service.local.commands import LocalCommands
 from birdie_tui.service.local.context import LocalContext
 from birdie_tui.service.local.desk import SessionDesk
+from birdie_tui.service.local.agents import LocalAgents
 from birdie_tui.service.local.given import LocalGivenServers
 from birdie_tui.service.local.start import (
     DoorOptions, failed_start, import_engine, make_engine, open_first, tell_waits, user_errors)
@@ -56,14 +57,16 @@ if TYPE_CHECKING:  # imported by `start`, after the first paint
     from birdie_tui.store.settings import Settings
 
 
-class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers):
+class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers, LocalAgents):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Path] | None = None,
                  config_file: Path | None = None, environ: Mapping[str, str] | None = None,
-                 database_url: str | None = None) -> None:
+                 database_url: str | None = None,
+                 agents_dirs: list[Path] | None = None) -> None:
         self._options: DoorOptions = {
-            "user": user, "skills_dirs": skills_dirs, "config_file": config_file,
+            "user": user, "skills_dirs": skills_dirs, "agents_dirs": agents_dirs,
+            "config_file": config_file,
             "database_url": database_url,
             "environ": dict(os.environ if environ is None else environ)}
         self._listeners: list[Listener] = []
@@ -312,6 +315,7 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers
                                       trouble=True, forced=True))
             return
         self._emit(SkillsChanged())
+        self._emit(AgentsChanged())  # agent files are read again with the skills
         if folders != self._shown.skill_dirs:  # `$BIRDIE_HOME/skills` appeared: /help lists it
             self._emit(StatusChanged())
         if report.empty and not forced:

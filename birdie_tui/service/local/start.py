@@ -25,6 +25,7 @@ class DoorOptions(TypedDict):
 
     user: str | None
     skills_dirs: list[Path] | None
+    agents_dirs: list[Path] | None
     config_file: Path | None
     database_url: str | None
     environ: dict[str, str]
