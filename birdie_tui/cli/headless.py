@@ -7,7 +7,8 @@ Exit statuses of `--print`:
   1  the turn failed (provider or engine error; the session keeps a valid history), or the
      session stayed busy with another process's turn for BIRDIE_SESSION_WAIT seconds
   2  bad input: usage, unknown/invalid/corrupt session, unknown skill, missing key (nothing created)
-  3  the turn finished, but a tool call was denied by a rule or the read-only mode
+  3  the turn finished, but a tool call was denied by a rule or the read-only mode (or a
+     sub-agent's call needed an approval --print cannot ask)
   4  the turn stopped: a tool call waits for approval (the session keeps it; answer with
      `--print --session-id SID --approve CALL_ID|all` or `--deny CALL_ID|all`)
   130 interrupted, 141 output closed (broken pipe)
@@ -255,6 +256,10 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     elif outcome.denied:
         code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
                      "or the read-only mode)", EXIT_APPROVAL_REFUSED)
+    elif outcome.child_denied:
+        code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.child_denied))} (a sub-agent's "
+                     "call denied by a rule or the mode, or needing an approval --print cannot "
+                     "ask: --auto-approve or an allow rule runs it)", EXIT_APPROVAL_REFUSED)
     if not stream_json and not outcome.waiting:
         command = birdie.resume_command()
         if command:
@@ -268,6 +273,7 @@ class _Outcome:
     error: str | None = None
     waiting: list[Any] = field(default_factory=list)  # approval events left pending
     denied: list[str] = field(default_factory=list)  # tools refused by a rule or the mode
+    child_denied: list[str] = field(default_factory=list)  # "agent › tool" refused in a child
 
 
 async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace) -> _Outcome:
@@ -288,6 +294,10 @@ async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace) -
             elif event.type == "approval" and event.decision == "denied" \
                     and event.id not in args.deny and "all" not in args.deny:
                 outcome.denied.append(event.name)
+            elif event.type == "child" and event.event.type == "approval" \
+                    and event.event.decision == "denied":
+                # A sub-agent's call is asked while it runs: --print cannot, so it is refused.
+                outcome.child_denied.append(f"{event.agent} › {event.event.name}")
     return outcome
 
 

@@ -67,8 +67,8 @@ class OfflineChatModel(BaseChatModel):
         if tools:
             est_in += estimate_tokens(json.dumps(tools, sort_keys=True, default=str))
         if reply.tool_call:
-            call = reply.tool_call
-            est_out = estimate_tokens(call["name"] + json.dumps(call["args"], ensure_ascii=False))
+            est_out = sum(estimate_tokens(call["name"] + json.dumps(call["args"], ensure_ascii=False))
+                          for call in reply.calls)
         else:
             est_out = estimate_tokens(reply.text)
         return {"input_tokens": est_in, "output_tokens": est_out, "total_tokens": est_in + est_out}
@@ -82,7 +82,7 @@ class OfflineChatModel(BaseChatModel):
         reply = compose_reply(messages, tools)
         message = AIMessage(
             content=reply.text,
-            tool_calls=[{**reply.tool_call, "type": "tool_call"}] if reply.tool_call else [],
+            tool_calls=[{**call, "type": "tool_call"} for call in reply.calls],
             usage_metadata=self._usage(messages, tools, reply),
             response_metadata=self._metadata(reply),
         )
@@ -98,15 +98,14 @@ class OfflineChatModel(BaseChatModel):
             "chunk_position": "last",
         }
         if reply.tool_call:
-            call = reply.tool_call
-            tool_chunk: ToolCallChunk = {
+            chunks: list[ToolCallChunk] = [{
                 "name": call["name"],
                 "args": json.dumps(call["args"], ensure_ascii=False),
                 "id": call["id"],
-                "index": 0,
+                "index": index,
                 "type": "tool_call_chunk",
-            }
-            pieces = [AIMessageChunk(content="", tool_call_chunks=[tool_chunk], **last)]
+            } for index, call in enumerate(reply.calls)]
+            pieces = [AIMessageChunk(content="", tool_call_chunks=chunks, **last)]
         else:
             tokens = split_tokens(reply.text) or [""]
             pieces = [AIMessageChunk(content=token) for token in tokens[:-1]]

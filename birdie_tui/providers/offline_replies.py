@@ -27,6 +27,11 @@ class OfflineReply:
 
     text: str = ""
     tool_call: dict[str, Any] | None = field(default=None)
+    more_calls: tuple[dict[str, Any], ...] = ()  # a message of several `call` lines
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        return [self.tool_call, *self.more_calls] if self.tool_call else []
 
 
 def bound_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]]:
@@ -46,10 +51,31 @@ def compose_reply(messages: Sequence[BaseMessage], tools: Sequence[Any] | None) 
     if messages and isinstance(messages[-1], ToolMessage):
         return OfflineReply(text=_tool_summary(messages))
     index, text = _last_human(messages)
+    several = _several_calls(text, index, functions)
+    if several is not None:
+        return several
     match = _CALL_RE.fullmatch(text.strip())
     if match and _is_call_attempt(match.group(1), match.group(2), functions):
         return _call_reply(match.group(1), match.group(2), index, text, functions)
     return OfflineReply(text=_echo_reply(text, messages, functions))
+
+
+def _several_calls(text: str, index: int, functions: list[dict[str, Any]]) -> OfflineReply | None:
+    """Two or more lines, each `call <bound tool> {json}`: one message calling them all (as a
+    model that calls tools in parallel does); None for anything else."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    calls = []
+    for number, line in enumerate(lines):
+        match = _CALL_RE.fullmatch(line)
+        if match is None or match.group(1) not in {fn["name"] for fn in functions}:
+            return None
+        reply = _call_reply(match.group(1), match.group(2), index, f"{number}:{text}", functions)
+        if reply.tool_call is None:
+            return None
+        calls.append(reply.tool_call)
+    return OfflineReply(tool_call=calls[0], more_calls=tuple(calls[1:]))
 
 
 def _is_call_attempt(name: str, raw_args: str | None, functions: list[dict[str, Any]]) -> bool:
