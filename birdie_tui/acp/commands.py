@@ -51,6 +51,26 @@ async def _skill(ctx: Context, arg: str) -> str:
     return f"Skill **{row.name}** is {'on' if row.enabled else 'off'} for this session."
 
 
+async def _agent(ctx: Context, arg: str) -> str:
+    """Birdie's `/agent list|enable NAME|disable NAME` (output modes are the TUI's: an
+    editor shows a sub-agent's work as tool calls)."""
+    words = arg.split()
+    if words[:1] in ([], ["list"]):
+        rows, broken = ctx.door.agent_rows(), ctx.door.broken_agent_files()
+        lines = [f"- {'on ' if row.enabled else 'off'} **{row.name}** — {row.description}"
+                 for row in rows]
+        lines += [f"- broken: {b.path}{f':{b.line}' if b.line else ''}: {b.message}"
+                  for b in broken]
+        if not lines:
+            return "No sub-agents are loaded."
+        return f"{counted(len(rows), 'sub-agent')} (`/agent enable|disable NAME`):\n\n" + \
+            "\n".join(lines)
+    if len(words) != 2 or words[0] not in ("on", "off", "enable", "disable"):
+        raise BirdieError("usage: /agent list | enable NAME | disable NAME")
+    row = ctx.door.set_agent(words[1], words[0] in ("on", "enable"))
+    return f"Sub-agent **{row.name}** is {'on' if row.enabled else 'off'} for this session."
+
+
 async def _mode(ctx: Context, arg: str) -> str:
     if not arg:
         return f"Approval mode: **{ctx.session_mode}** (one of {', '.join(APPROVAL_MODES)})."
@@ -106,6 +126,8 @@ def _why(reason: str) -> str:
 COMMANDS: tuple[Command, ...] = (
     Command("skills", "List the skills and whether each is on for this session", None, _skills),
     Command("skill", "Turn a skill on or off for this session", "on|off NAME", _skill),
+    Command("agent", "List the sub-agents, or turn one on or off for this session",
+            "list | enable NAME | disable NAME", _agent),
     Command("mode", "Show or set the approval mode (ask, auto, read-only)", "ask|auto|read-only",
             _mode),
     Command("model", "Show or switch the model", "VENDOR:MODEL", _model),

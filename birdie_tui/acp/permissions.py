@@ -104,7 +104,10 @@ class SessionApprover:
         if detail:
             content.append(tool_content(text_block(detail)))
         status: Literal["pending"] = "pending"
-        return ToolCallUpdate(tool_call_id=request.id, title=tool_title(request.name, request.args),
+        title = tool_title(request.name, request.args)
+        if request.agent:  # a sub-agent's call: the editor says whose
+            title = f"{request.agent} › {title}"
+        return ToolCallUpdate(tool_call_id=request.id, title=title,
                               kind=tool_kind(request.name, request.args), status=status,
                               raw_input=request.args, content=content or None)
 

@@ -410,7 +410,11 @@ class BirdieAgent:
         for names, on in self._grants:
             for name in names:
                 try:
-                    self._door.set_skill(name, on)
+                    if any(row.name == name for row in self._door.agent_rows()) and not any(
+                            row.name == name for row in self._door.skill_rows()):
+                        self._door.set_agent(name, on)  # a sub-agent's name, as --enable takes
+                    else:
+                        self._door.set_skill(name, on)
                 except BirdieError as exc:
                     self._problems = (*self._problems, str(exc))
 

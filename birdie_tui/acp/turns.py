@@ -16,10 +16,14 @@ from typing import Any
 from acp import RequestError
 from acp.schema import PromptResponse, Usage
 
+from birdie_tui.acp.children import ChildCalls
 from birdie_tui.acp.updates import ToolCalls, Update, message_chunk, plan_of
 from birdie_tui.events import (
     TOOL_LIMIT_NOTE,
+    AgentFinished,
+    AgentStarted,
     ApprovalDecided,
+    ChildEvent,
     TokenStreamed,
     ToolCallStarted,
     ToolFinished,
@@ -81,6 +85,7 @@ class TurnRelay:
                   workspace: Workspace | None = None) -> PromptResponse:
         tally = _Tally()
         calls = ToolCalls(cwd)
+        children = ChildCalls(calls)
         try:
             async with self._gate.hold(cwd):
                 async with self._desk:
@@ -88,7 +93,7 @@ class TurnRelay:
                     stream = self._door.send(text, approver=approver, workspace=workspace)
                     first = await anext(stream, None)  # the turn now holds its session
                 try:
-                    await self._follow(session_id, first, stream, calls, tally)
+                    await self._follow(session_id, first, stream, calls, children, tally)
                 finally:
                     close = getattr(stream, "aclose", None)
                     if close is not None:
@@ -107,9 +112,16 @@ class TurnRelay:
                               usage=usage)
 
     async def _follow(self, session_id: str, event: TurnEvent | None,
-                      stream: AsyncIterator[TurnEvent], calls: ToolCalls, tally: _Tally) -> None:
+                      stream: AsyncIterator[TurnEvent], calls: ToolCalls, children: ChildCalls,
+                      tally: _Tally) -> None:
         while event is not None:
-            for update in self._updates_for(event, calls, tally):
+            if isinstance(event, ChildEvent) and isinstance(event.event, UsageReported):
+                tally.input_tokens += event.event.input_tokens  # the prompt's tokens too
+                tally.output_tokens += event.event.output_tokens
+            updates = children.updates(event) if isinstance(
+                event, (AgentStarted, AgentFinished, ChildEvent)) else \
+                self._updates_for(event, calls, tally)
+            for update in updates:
                 await self._send(session_id, update)
             event = await anext(stream, None)
 
