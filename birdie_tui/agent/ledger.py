@@ -53,6 +53,13 @@ def add_agent_run(extra: dict[str, Any], message: Any, turn: int) -> None:
     del runs[:-AGENT_RUNS_LIMIT]
 
 
+def child_threads(extra: dict[str, Any], session_id: str) -> list[str]:
+    """The threads of a session's recorded sub-agent calls (only ids under the session)."""
+    runs = extra.get(AGENT_RUNS_KEY)
+    return [str(run["child"]) for run in (runs if isinstance(runs, list) else ())
+            if isinstance(run, dict) and str(run.get("child", "")).startswith(f"{session_id}/agent/")]
+
+
 def agent_usage(message: Any) -> tuple[str, int, int, int, int] | None:
     """(agent, input, output, cached, calls) a sub-agent call's result carries; None for any
     other message."""

@@ -16,6 +16,7 @@ from langchain_core.messages import HumanMessage
 from birdie_tui.agent.accounting import TokenAccount, take_back_turn
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.host import AgentHost
+from birdie_tui.agent.ledger import child_threads
 from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.session_history import SessionHistory
@@ -61,10 +62,10 @@ class SessionBook:
         grants. Raises EngineError (nothing created or switched) for an invalid or unknown
         session id, a corrupt session file (moved aside and announced), or an unknown skill."""
         enable, disable = list(enable), list(disable)
-        agents = self._host.agents
-        # A name is a skill's, else an agent's (exactly: a typo must not grant another).
-        on_agents = [n for n in enable if self._host.registry.get(n) is None and agents.get(n)]
-        off_agents = [n for n in disable if self._host.registry.get(n) is None and agents.get(n)]
+        # A name is a skill's, else an agent's (its case aside; never a prefix: a typo must
+        # not grant another).
+        on_agents = [n for n in enable if self._host.registry.get(n) is None and self._agent(n)]
+        off_agents = [n for n in disable if self._host.registry.get(n) is None and self._agent(n)]
         enable = [n for n in enable if n not in on_agents]
         disable = [n for n in disable if n not in off_agents]
         for name in (*enable, *disable):  # before anything is created or switched
@@ -149,7 +150,10 @@ class SessionBook:
             return self._state.require()
         if not self._host.sessions.exists(session_id):
             raise EngineError(f"session {session_id!r} not found")
+        meta = self._host.sessions.load(session_id)
         await self._host.saver.adelete_thread(session_id)
+        for child in child_threads(meta.extra if meta is not None else {}, session_id):
+            await self._host.saver.adelete_thread(child)  # its sub-agents' threads go with it
         self._host.sessions.delete(session_id)
         await self._host.agent.given.detach(session_id)  # the servers its client gave it
         if self._state.session is not None and self._state.session.id == session_id:
@@ -165,6 +169,11 @@ class SessionBook:
         (policy.enable if enabled else policy.disable)(skill.name)
         self._persist_grants()
         return skill
+
+    def _agent(self, name: str) -> AgentDef | None:
+        agents = self._host.agents
+        found = agents.resolve(name)
+        return agents.get(found) if found and found.lower() == name.lower() else None
 
     def set_agent_enabled(self, name: str, enabled: bool) -> AgentDef:
         """Turn sub-agent `name` (exact, else its case or a unique prefix, as Birdie reads

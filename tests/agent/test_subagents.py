@@ -367,3 +367,13 @@ def test_a_call_repeated_past_the_limit_is_not_run():
     assert "more than 3 times" in (repeated(history, call, 3) or "")
     assert repeated(history, {**call, "args": {"a": 2}}, 3) is None
     assert repeated(history, call, None) is None
+
+
+async def test_deleting_a_session_deletes_its_childrens_threads(engine):
+    events = await collect(engine, 'call Repeater {"text": "gone soon"}')
+    started, = of(events, AgentStarted)
+    sid = engine.session.id
+    assert await engine.messages(started.child)
+    await engine.open_session()
+    await engine.book.delete_session(sid)
+    assert await engine.messages(started.child) == []
