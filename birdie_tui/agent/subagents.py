@@ -26,6 +26,7 @@ import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -44,6 +45,7 @@ from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent_files.registry import AgentRegistry
 from birdie_tui.agent_files.render import input_schema, parse_output, render_prompt
+from birdie_tui.mcp.given import GivenServer, GivenServers
 from birdie_tui.events import (
     AgentFinished,
     AgentStarted,
@@ -78,7 +80,9 @@ class ChildSetup:
     graph: Any  # the compiled agent graph (with the session's checkpointer)
     agents: AgentRegistry
     model_for: ModelFor
-    toolbox_for: Callable[[SkillPolicy], Toolbox]  # a toolbox over the agent's skills only
+    # A toolbox over the agent's skills only, plus the MCP servers given to the child id.
+    toolbox_for: Callable[[SkillPolicy, str], Toolbox]
+    servers: GivenServers  # a Markdown agent's own `mcp:` servers, per child, while it runs
     parallel: int = DEFAULT_PARALLEL
 
 
@@ -191,6 +195,20 @@ class _ChildRun:
                     pending.cancel()
 
     async def _answer(self, args: dict[str, Any], parent: AgentContext) -> str:
+        servers = self._owner._setup.servers
+        if self._agent.mcp:
+            try:
+                await servers.attach(self._child, agent_servers(self._agent),
+                                     workdir=Path(parent.workdir or Path.cwd()), start=False,
+                                     prefix=f"{self._agent.name}:")
+            except ValueError as exc:
+                raise ValueError(f"its MCP servers: {exc}") from None
+        try:
+            return await self._validated(args, parent)
+        finally:
+            await servers.detach(self._child)  # a child's servers end with it
+
+    async def _validated(self, args: dict[str, Any], parent: AgentContext) -> str:
         agent = self._agent
         ctx = await self._context(parent)
         text = await self._turn(render_prompt(agent, args), ctx)
@@ -207,7 +225,8 @@ class _ChildRun:
         setup, agent = self._owner._setup, self._agent
         toolbox = setup.toolbox_for(child_policy(
             agent, [s.name for s in parent.toolbox.registry.skills()],
-            lambda tool: (s.name if (s := parent.toolbox.skill_for_tool(tool)) else None)))
+            lambda tool: (s.name if (s := parent.toolbox.skill_for_tool(tool)) else None)),
+            self._child)
         toolbox.loading, toolbox.decay_turns = parent.loading, parent.decay_turns
         model = await setup.model_for(agent)
         return dataclasses.replace(
@@ -257,6 +276,28 @@ class _ChildRun:
     def usage_record(self) -> dict[str, Any]:
         return {"agent": self._agent.name, "child": self._child, "input": self.spent[0],
                 "output": self.spent[1], "cached": self.spent[2], "calls": self.calls}
+
+
+def agent_servers(agent: AgentDef) -> list[GivenServer]:
+    """A Markdown agent's `mcp:` entries as servers (`name`, then `command` + `args` + `env`
+    for stdio, or `url` + `headers` with `transport`/`type` http or sse)."""
+    servers = []
+    for entry in agent.mcp:
+        command = entry.get("command")
+        args = [str(a) for a in entry.get("args") or ()]
+        if isinstance(command, list) and command:  # ["npx", "-y", "server"]
+            command, args = str(command[0]), [*map(str, command[1:]), *args]
+        url = entry.get("url")
+        transport = str(entry.get("transport") or entry.get("type") or
+                        ("http" if url and not command else "stdio"))
+        servers.append(GivenServer(
+            name=str(entry.get("name") or ""), transport=transport,
+            command=str(command) if command else None, args=tuple(args),
+            env=tuple((str(k), str(v)) for k, v in (entry.get("env") or {}).items()),
+            cwd=str(entry["cwd"]) if entry.get("cwd") else None,
+            url=str(url) if url else None,
+            headers=tuple((str(k), str(v)) for k, v in (entry.get("headers") or {}).items())))
+    return servers
 
 
 def agent_tool(agent: AgentDef) -> BaseTool:

@@ -236,8 +236,9 @@ class TurnLoop:
             return denied_answers(waiting, answers)
 
         setup = ChildSetup(graph=host.graph, agents=host.agents, model_for=parts.model_for,
-                           toolbox_for=lambda policy: parts.toolbox(lambda: policy),
-                           parallel=parts.settings.agent_parallel)
+                           toolbox_for=lambda policy, child: parts.toolbox(lambda: policy,
+                                                                           lambda: child),
+                           servers=parts.given, parallel=parts.settings.agent_parallel)
         return SubAgents(setup, enabled=self._state.agent_policy().is_enabled,
                          thread=self._state.require().id, ask=ask)
 

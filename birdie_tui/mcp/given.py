@@ -54,16 +54,16 @@ class GivenServer:
         return None
 
 
-def stand_in(server: GivenServer, workdir: Path) -> Skill:
+def stand_in(server: GivenServer, workdir: Path, prefix: str = PREFIX) -> Skill:
     """The skill a given server runs as (its folder: where relative paths are resolved)."""
     folder = Path(server.cwd).expanduser() if server.cwd else workdir
     config = MCPServerConfig(
         transport="streamable_http" if server.transport == "http" else server.transport,
         command=server.command, args=list(server.args), env=dict(server.env),
         cwd=str(folder), url=server.url, headers=dict(server.headers))
-    return Skill(name=PREFIX + server.name,
+    return Skill(name=prefix + server.name,
                  description=f"Tools of the MCP server {server.name!r} given by the client.",
-                 path=folder / f"({PREFIX}{server.name})", tags=["mcp"], mcp_server=config)
+                 path=folder / f"({prefix}{server.name})", tags=["mcp"], mcp_server=config)
 
 
 class SessionServers:
@@ -117,7 +117,7 @@ class GivenServers:
         return self._sessions.get(session_id) if session_id is not None else None
 
     async def attach(self, session_id: str, servers: Sequence[GivenServer], *, workdir: Path,
-                     start: bool = True) -> SessionServers | None:
+                     start: bool = True, prefix: str = PREFIX) -> SessionServers | None:
         """Give `session_id` exactly `servers` (an empty list stops the ones it had). Raises
         ValueError, nothing changed, for a server that cannot be used or a name given twice."""
         names: set[str] = set()
@@ -134,7 +134,7 @@ class GivenServers:
         held = self._sessions.get(session_id)
         if held is None:
             held = self._sessions[session_id] = SessionServers(self._new_manager())
-        await held.replace([stand_in(s, workdir) for s in servers], start=start)
+        await held.replace([stand_in(s, workdir, prefix) for s in servers], start=start)
         return held
 
     def rename(self, old: str, new: str) -> None:

@@ -377,3 +377,29 @@ async def test_deleting_a_session_deletes_its_childrens_threads(engine):
     await engine.open_session()
     await engine.book.delete_session(sid)
     assert await engine.messages(started.child) == []
+
+
+@pytest.mark.integration
+async def test_an_agents_own_mcp_server_serves_only_its_child_and_ends_with_it(engine):
+    """A Markdown agent's `mcp:` entry: its child calls the server's tool (the bundled demo
+    server, a real stdio process); the parent never sees that tool, and the server stops when
+    the child ends."""
+    import sys
+
+    from birdie_tui.agent_files.models import AgentDef, AgentLoad, AgentParam
+    from birdie_tui.agent_files.registry import AgentRegistry
+    from birdie_tui.skills.bundled import bundled_skills_dir
+
+    server = bundled_skills_dir() / "mcp_demo" / "server.py"
+    agent = AgentDef(name="Reverser", description="Reverses with its own server.",
+                     prompt="{{ task }}", format="markdown",
+                     inputs=(AgentParam("task", "string", "What to do"),),
+                     mcp=({"name": "demo", "command": sys.executable, "args": [str(server)]},))
+    engine.host.agent.agents = AgentRegistry(AgentLoad(agents=[agent], problems=[], notes=[]))
+    engine.book.set_agent_enabled("Reverser", True)
+    events = await collect(engine, 'call Reverser {"task": "call reverse_string {\\"text\\": \\"abc\\"}"}')
+    result, = child_events(events, "tool_result")
+    assert not result.error and "cba" in result.content
+    assert engine.host.agent.given.of(of(events, AgentStarted)[0].child) is None  # stopped
+    events = await collect(engine, 'call reverse_string {"text": "abc"}')
+    assert "not available" in events[-1].text
