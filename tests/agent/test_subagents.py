@@ -403,3 +403,10 @@ async def test_an_agents_own_mcp_server_serves_only_its_child_and_ends_with_it(e
     assert engine.host.agent.given.of(of(events, AgentStarted)[0].child) is None  # stopped
     events = await collect(engine, 'call reverse_string {"text": "abc"}')
     assert "not available" in events[-1].text
+
+
+async def test_agent_parallel_bounds_how_many_children_run_at_once(engine, isolated_home):
+    engine.host.agent.settings.agent_parallel = 1  # as settings.json's "agent_parallel": 1
+    events = await collect(engine, 'call Repeater {"text": "one"}\ncall Shaped {"text": "two"}')
+    kinds = [e.type for e in events if e.type.startswith("agent_")]
+    assert kinds == ["agent_start", "agent_end", "agent_start", "agent_end"]
