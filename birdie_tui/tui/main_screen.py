@@ -58,6 +58,7 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.queue_bar import QueueBar
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
@@ -120,6 +121,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
                 yield ChatLog(id="chat")
+                yield QueueBar(id="queue")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
                 yield Static("", id="composer-hint", markup=False)
             with TabbedContent(id="panels"):
@@ -132,6 +134,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
         composer.set_commands(completions())
+        composer.take_queued = self.query_one(QueueBar).take_last  # ↑ in an empty composer
         composer.focus()
         self.apply_width(self.app.size.width)
         if self.birdie is None:
@@ -285,14 +288,28 @@ class MainScreen(ScreenActions, SettledScreen[None]):
                 "ctrl+n or /retry tries to start it again." if self.app.boot_failed else
                 "Starting up — your message will be sent as soon as Birdie is ready.")
         elif self.turns.running:
-            self.query_one(Composer).load_text(text)  # keep what they typed
-            self.notify("Birdie is still answering — Esc cancels the running turn.",
-                        severity="warning")
+            # Sent when the turn ends; Esc cancels the turn, not this.
+            self.query_one(QueueBar).add(self.birdie.status().session_id, text)
         elif too_big := self.birdie.check_message(text):
             self.query_one(Composer).load_text(text)  # not sent: nothing typed is lost
             self.chat.add_error(too_big)
         else:
             self.start_turn(text)
+
+    def send_queued(self) -> None:
+        """The shown session's next queued message, once no turn runs in it."""
+        if self.birdie is None:
+            return
+        queue = self.query_one(QueueBar)
+        queue.show_for(self.birdie.status().session_id)
+        if self.turns.running:
+            return
+        text = queue.take_first()
+        if text is not None:
+            self.submit(text)
+
+    def action_queue_drop(self, index: int) -> None:
+        self.query_one(QueueBar).drop(index)
 
     def send_pending(self) -> None:
         """What the user sent before Birdie was running, in order."""

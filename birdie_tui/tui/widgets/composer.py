@@ -17,6 +17,7 @@ toast, and loses nothing: the text stays in the composer.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from textual import events
 from textual.actions import SkipAction
@@ -104,6 +105,8 @@ class Composer(TextArea):
         self._cycle_text: str | None = None  # the text the last completion put in
         self.current_hint = ""
         self._keymapped: tuple[object, BindingsMap] | None = None  # (keymap, bindings)
+        # ↑ in an empty composer first takes back a message queued while a turn runs.
+        self.take_queued: Callable[[], str | None] = lambda: None
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -237,6 +240,9 @@ class Composer(TextArea):
             total -= len(self.input_history.pop(0))
 
     def action_history_previous(self) -> None:
+        if not self.text and (queued := self.take_queued()) is not None:
+            self._show(queued, at_end=True)
+            return
         if not self.cursor_at_first_line or not self.input_history:
             self.action_cursor_up()  # our "up" binding hides TextArea's
             return
