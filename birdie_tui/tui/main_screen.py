@@ -10,6 +10,8 @@ from it, and printable keys that reach another focused widget are moved to it, i
 
 from __future__ import annotations
 
+import uuid
+
 import logging
 from typing import TYPE_CHECKING, Any, Never
 
@@ -58,6 +60,7 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.attach_bar import AttachBar, Attached
 from birdie_tui.tui.widgets.queue_bar import QueueBar
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
@@ -121,6 +124,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
                 yield ChatLog(id="chat")
+                yield AttachBar(id="attached")
                 yield QueueBar(id="queue")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
                 yield Static("", id="composer-hint", markup=False)
@@ -280,6 +284,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.chat.follow()
         if text.startswith("/"):
             self.run_line(text)
+        elif text.startswith("!") and text[1:].strip() and self.birdie is not None:
+            self.run_worker(self._shell(text[1:].strip()), group="shell", exit_on_error=False)
         elif self.birdie is None:
             self.pending.append(text)
             self.chat.add_user(text)
@@ -295,6 +301,23 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             self.chat.add_error(too_big)
         else:
             self.start_turn(text)
+
+    async def _shell(self, command: str) -> None:
+        """`!command`: run now, shown as a tool block; its output goes with the next message."""
+        assert self.birdie is not None
+        call_id = f"shell-{uuid.uuid4().hex[:12]}"
+        self.chat.add_tool_call(call_id, "!", {"command": command})
+        try:
+            run = await self.birdie.run_shell(command)
+        except Exception as exc:  # noqa: BLE001 - a door that cannot run it says why
+            self.chat.finish_tool(call_id, one_line(exc), True)
+            return
+        self.chat.finish_tool(call_id, run.output, run.error)
+        if not run.refused:
+            self.query_one(AttachBar).add(Attached(command, run.output, run.error))
+
+    def action_attach_drop(self, index: int) -> None:
+        self.query_one(AttachBar).drop(index)
 
     def send_queued(self) -> None:
         """The shown session's next queued message, once no turn runs in it."""
@@ -338,7 +361,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             self.chat.add_error(f"{typed}: {one_line(exc, as_is=(self.app.birdie_error,))}")
 
     def start_turn(self, text: str) -> None:
-        self.turns.start(text)
+        attached = self.query_one(AttachBar).take_all()
+        self.turns.start(f"{attached}\n\n{text}" if attached else text)
 
     @property
     def turn_running(self) -> bool:
