@@ -51,8 +51,8 @@ def agents_markdown(rows: list[AgentRow], broken: list[BrokenAgentFile]) -> str:
                                    "(for this session).")
     else:
         text = ("No sub-agents loaded. An agent is an `AGENT.MD` in `agents/<name>/` of "
-                "`$BIRDIE_HOME` or the project's `.birdie/`, or a Markdown agent file "
-                "(docs/agents.md).")
+                "`$BIRDIE_HOME` or the project's `.birdie/`, or a Markdown agent file in "
+                "`.agents/agents/`.")
     if broken:
         text += "\n\n**Agent files that could not be read:**\n" + "\n".join(
             f"- `{b.path}{f':{b.line}' if b.line else ''}`: {_cell(b.message)}" for b in broken)
