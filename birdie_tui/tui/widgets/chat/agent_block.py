@@ -306,7 +306,7 @@ class AgentBlock(Vertical):
     def _title(self) -> Content:
         arrow = "▸" if self.collapsed else "▾"
         parts: list[str | tuple[str, str] | Content] = [
-            f"{arrow} ⧉ ", exact(self._agent, "bold $text")]
+            f"{arrow} ", ("agent ", "$accent"), exact(self._agent, "bold $text")]
         if self._inputs:
             parts.append(f"({compact_args(self._inputs)})")
         figures = [counted(self.calls, "call")] if self.calls else []
