@@ -67,8 +67,11 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--deny", action="append", default=[], metavar="CALL_ID",
                         help="with --print --session-id: refuse this pending tool call "
                         "(repeatable; `all` for every pending call)")
-    parser.add_argument("--output-format", choices=["text", "stream-json"], default="text",
-                        help="with --print: the reply as text, or one JSON event per line")
+    parser.add_argument("--output-format", choices=["text", "json", "stream-json"],
+                        default="text",
+                        help="with --print: the reply as text, one JSON object at the end "
+                        "(reply, session, usage, cost, tool calls, stop reason), or one JSON "
+                        "event per line")
     return parser
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from birdie_tui.cli.json_result import TurnSummary, stop_reason
 from birdie_tui.cli.signals import cancel_on_signal
 from birdie_tui.resume import resume_line
 from birdie_tui.screen_text import clean, literal, one_line
@@ -229,20 +230,55 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     except BirdieError as exc:
         return _fail(str(exc), EXIT_TURN_FAILED)
     stream_json = args.output_format == "stream-json"
+    summary = TurnSummary(session_id) if args.output_format == "json" else None
     if stream_json:
         _emit(SessionOpened(id=session_id, new=new).to_dict())
     if args.auto_approve:
         birdie.set_approval_mode("auto")
 
     outcome = await _stream_turn(birdie.resume(answers) if resuming else birdie.send(args.message),
-                                 stream_json, args)
-    if not stream_json and outcome.reply:
+                                 stream_json, args, summary)
+    code = _exit_status(birdie, outcome, session_id)
+    if summary is not None:  # one object, whatever happened
+        _emit(_summed_up(birdie, summary, outcome, code))
+    elif not stream_json and outcome.reply:
         reply = _shown(scrub(outcome.reply), sys.stdout)
         sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
         sys.stdout.flush()  # the reply before the notes on stderr, on a shared terminal
+    _tell(birdie, outcome, session_id)
+    if args.output_format == "text" and not outcome.waiting and outcome.error is None:
+        command = birdie.resume_command()
+        if command:
+            print(resume_line(command), file=sys.stderr)
+    return code
+
+
+def _exit_status(birdie: Any, outcome: _Outcome, session_id: str) -> int:
     if outcome.error:
-        return _fail(outcome.error, EXIT_TURN_FAILED)
-    code = 0
+        return EXIT_TURN_FAILED
+    if outcome.waiting:
+        return EXIT_APPROVAL_PENDING
+    return EXIT_APPROVAL_REFUSED if outcome.denied or outcome.child_denied else 0
+
+
+def _summed_up(birdie: Any, summary: TurnSummary, outcome: _Outcome, code: int
+               ) -> dict[str, Any]:
+    calls = birdie.ledger().calls  # the turn's, each priced (None: a price unknown)
+    costs = [c.cost for c in calls]
+    return summary.result(
+        reply=outcome.reply, error=outcome.error, code=code,
+        stop_reason=stop_reason(error=outcome.error, waiting=bool(outcome.waiting),
+                                refused=bool(outcome.denied or outcome.child_denied),
+                                limited=summary.limited),
+        cost=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+        pending=[{"id": e.id, "name": e.name, "args": e.args} for e in outcome.waiting])
+
+
+def _tell(birdie: Any, outcome: _Outcome, session_id: str) -> None:
+    """What stopped or refused something, on stderr (every output format)."""
+    if outcome.error:
+        _fail(outcome.error, EXIT_TURN_FAILED)
+        return
     if outcome.waiting:
         for event in outcome.waiting:
             # What the user approves is shown exactly: every control character as such.
@@ -251,20 +287,15 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
                   f"(call {literal(event.id)})")
         ids = " ".join(f"--approve {e.id}" for e in outcome.waiting)
         again = birdie.resume_command() or f"birdie-tui --session-id {session_id}"
-        code = _fail(f"the turn waits; answer with: {again} --print {ids}   "
-                     "(or --deny CALL_ID, or --approve all)", EXIT_APPROVAL_PENDING)
+        _fail(f"the turn waits; answer with: {again} --print {ids}   "
+              "(or --deny CALL_ID, or --approve all)")
     elif outcome.denied:
-        code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
-                     "or the read-only mode)", EXIT_APPROVAL_REFUSED)
+        _fail(f"not run: {', '.join(dict.fromkeys(outcome.denied))} (denied by a rule "
+              "or the read-only mode)")
     elif outcome.child_denied:
-        code = _fail(f"not run: {', '.join(dict.fromkeys(outcome.child_denied))} (a sub-agent's "
-                     "call denied by a rule or the mode, or needing an approval --print cannot "
-                     "ask: --auto-approve or an allow rule runs it)", EXIT_APPROVAL_REFUSED)
-    if not stream_json and not outcome.waiting:
-        command = birdie.resume_command()
-        if command:
-            print(resume_line(command), file=sys.stderr)
-    return code
+        _fail(f"not run: {', '.join(dict.fromkeys(outcome.child_denied))} (a sub-agent's "
+              "call denied by a rule or the mode, or needing an approval --print cannot "
+              "ask: --auto-approve or an allow rule runs it)")
 
 
 @dataclass
@@ -276,8 +307,10 @@ class _Outcome:
     child_denied: list[str] = field(default_factory=list)  # "agent › tool" refused in a child
 
 
-async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace) -> _Outcome:
-    """Write a turn's events (stream-json) and gather what the exit status depends on."""
+async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace,
+                       summary: TurnSummary | None = None) -> _Outcome:
+    """Write a turn's events (stream-json) and gather what the exit status depends on (and,
+    for `--output-format json`, the summary)."""
     outcome = _Outcome()
     # aclosing: if writing fails (closed pipe), the turn is closed and its history
     # repaired now, while the checkpointer is still open.
@@ -285,6 +318,8 @@ async def _stream_turn(turn: Any, stream_json: bool, args: argparse.Namespace) -
         async for event in events:
             if stream_json:
                 _emit(event.to_dict())
+            if summary is not None:
+                summary.add(event)
             if event.type == "error":
                 outcome.error = event.message
             elif event.type == "done":

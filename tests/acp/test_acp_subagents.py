@@ -73,6 +73,7 @@ async def test_a_child_streams_into_its_call_and_its_calls_are_titled_with_the_a
 
 
 def test_a_streaming_childs_text_is_sent_at_most_every_so_often():
+    """A child's tokens are coalesced into few content updates, and its end sends the whole text."""
     calls = ChildCalls(ToolCalls("/tmp"))
     calls.updates(AgentStarted(child="k", call_id="p", name="A", inputs={}))
     sent = [calls.updates(ChildEvent(child="k", agent="A", event=TokenStreamed("x")))
@@ -84,6 +85,8 @@ def test_a_streaming_childs_text_is_sent_at_most_every_so_often():
 
 @pytest.mark.integration
 async def test_a_childs_write_asks_the_editor_naming_the_agent(tmp_path: Path):
+    """Over a real `birdie-tui acp`: a child's write asks the editor naming the agent, runs once
+    allowed, and /agent lists and toggles."""
     home = tmp_path / "home"
     (home / "agents" / "writer").mkdir(parents=True)
     (home / "agents" / "writer" / "AGENT.MD").write_text(textwrap.dedent(WRITER).lstrip())

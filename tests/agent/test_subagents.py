@@ -147,6 +147,8 @@ def child_events(events, kind: str):
 
 
 async def test_a_call_runs_the_agent_on_its_own_thread_and_returns_its_answer(engine):
+    """The call's events come in order, the child answers on its own thread under the session with
+    its own prompt, and its answer is the call's result."""
     events = await collect(engine, 'call Repeater {"text": "hello bird"}')
     kinds = [e.type for e in events]
     started, = of(events, AgentStarted)
@@ -170,6 +172,8 @@ async def test_a_call_runs_the_agent_on_its_own_thread_and_returns_its_answer(en
 
 
 async def test_the_childs_tokens_count_in_the_turn_the_session_and_per_agent(engine):
+    """The child's usage counts once in the turn, the session file, the per-agent spend and the
+    runs; the context gauge stays the parent's."""
     events = await collect(engine, 'call Repeater {"text": "count me"}')
     usage = [e for e in events if e.type == "usage"] + child_events(events, "usage")
     spent_in = sum(u.input_tokens for u in usage)
@@ -193,6 +197,7 @@ async def test_the_childs_tokens_count_in_the_turn_the_session_and_per_agent(eng
 
 
 async def test_a_child_has_only_its_allowed_skills(engine):
+    """A child is offered only its allowed skills' tools: another skill's tool is not even bound."""
     events = await collect(engine, "call Echoing")
     result = next(e for e in events if e.type == "tool_result")
     assert "`echo_text` is not available" in result.content and "`noop`" in result.content
@@ -208,6 +213,8 @@ def _asker(answer: ApprovalAnswer, asked: list):
 
 
 async def test_a_childs_call_is_asked_through_the_turns_approver_naming_the_agent(engine, tmp_path):
+    """A gated call inside the child is asked through the parent turn's approver, naming the agent;
+    the answer decides."""
     asked: list = []
     target = tmp_path / "made-by-child"
     events = await collect(engine, f'call Toucher {{"path": "{target}"}}',
@@ -224,6 +231,8 @@ async def test_a_childs_call_is_asked_through_the_turns_approver_naming_the_agen
 
 
 async def test_without_an_approver_a_childs_open_call_is_refused_and_auto_mode_runs_it(engine, tmp_path):
+    """Headless, an open call of a child is refused with a note and the parent goes on; the auto
+    mode runs it."""
     events = await collect(engine, f'call Toucher {{"path": "{tmp_path / "headless"}"}}')
     result, = child_events(events, "tool_result")
     assert HEADLESS_DENIAL in result.content and not (tmp_path / "headless").exists()
@@ -259,6 +268,8 @@ class Scripted(BaseChatModel):
 ])
 async def test_declared_outputs_are_checked_with_one_retry(engine, monkeypatch, replies, answer,
                                                            asks):
+    """Declared outputs are checked as Birdie checks them: JSON found in prose is kept, a bad reply
+    is retried once, a second bad one is returned as it is."""
     model = Scripted(replies=list(replies), asked=[])
 
     async def model_for(agent):
@@ -277,6 +288,8 @@ async def test_declared_outputs_are_checked_with_one_retry(engine, monkeypatch, 
 
 
 async def test_a_child_past_its_recursion_limit_ends_in_error(engine):
+    """A child that runs out of steps ends in error; the parent's model reads why and the turn
+    ends."""
     events = await collect(engine, "call Looper")
     finished, = of(events, AgentFinished)
     assert finished.status == "error" and "recursion_limit" in finished.error
@@ -286,6 +299,8 @@ async def test_a_child_past_its_recursion_limit_ends_in_error(engine):
 
 async def test_cancelling_the_turn_stops_the_child_and_its_tool_and_keeps_histories_valid(
         engine, isolated_home):
+    """Cancelling the turn mid-child kills the child's tool process, bills what was spent, and
+    leaves both histories valid."""
     seen: list = []
 
     async def consume():
@@ -334,6 +349,7 @@ async def _processes_under(home) -> list[str]:
 
 
 async def test_two_agents_in_one_message_run_side_by_side(engine):
+    """Two sub-agent calls of one message start before either ends, and both answer."""
     events = await collect(engine, 'call Repeater {"text": "one"}\ncall Shaped {"text": "two"}')
     kinds = [(e.type, getattr(e, "name", "")) for e in events if e.type.startswith("agent_")]
     assert kinds[:2] == [("agent_start", "Repeater"), ("agent_start", "Shaped")]
@@ -343,6 +359,8 @@ async def test_two_agents_in_one_message_run_side_by_side(engine):
 
 
 async def test_agents_are_off_until_enabled_and_the_grant_is_kept_as_birdie_keeps_it(engine):
+    """Agents are off by default; a grant (by Birdie's name resolution) is kept under Birdie's
+    keys."""
     await engine.open_session()  # a new session: nothing enabled
     events = await collect(engine, 'call Repeater {"text": "x"}')
     assert not of(events, AgentStarted)
@@ -356,6 +374,7 @@ async def test_agents_are_off_until_enabled_and_the_grant_is_kept_as_birdie_keep
 
 
 def test_a_call_repeated_past_the_limit_is_not_run():
+    """The repeated-call guard counts consecutive identical calls as Birdie does."""
     from langchain_core.messages import AIMessage, ToolMessage
 
     call = {"name": "t", "args": {"a": 1}, "id": "x"}
@@ -370,6 +389,7 @@ def test_a_call_repeated_past_the_limit_is_not_run():
 
 
 async def test_deleting_a_session_deletes_its_childrens_threads(engine):
+    """Deleting a session deletes its children's threads with it."""
     events = await collect(engine, 'call Repeater {"text": "gone soon"}')
     started, = of(events, AgentStarted)
     sid = engine.session.id
@@ -406,6 +426,7 @@ async def test_an_agents_own_mcp_server_serves_only_its_child_and_ends_with_it(e
 
 
 async def test_agent_parallel_bounds_how_many_children_run_at_once(engine, isolated_home):
+    """With agent_parallel 1 the second child starts only when the first has ended."""
     engine.host.agent.settings.agent_parallel = 1  # as settings.json's "agent_parallel": 1
     events = await collect(engine, 'call Repeater {"text": "one"}\ncall Shaped {"text": "two"}')
     kinds = [e.type for e in events if e.type.startswith("agent_")]

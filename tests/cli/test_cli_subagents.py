@@ -42,6 +42,8 @@ def agents_dir(tmp_path) -> Path:
 
 def test_stream_json_nests_a_childs_events_between_its_start_and_end(isolated_home, agents_dir,
                                                                       tmp_path):
+    """stream-json carries the child's events, each with its child id and agent, between
+    agent_start and agent_end; the session counts them."""
     work = tmp_path / "work"
     work.mkdir()
     proc = run_cli(isolated_home, "--agents-dir", str(agents_dir), "--enable", "Writer",
@@ -69,6 +71,7 @@ def test_stream_json_nests_a_childs_events_between_its_start_and_end(isolated_ho
 
 def test_a_childs_call_print_cannot_ask_about_is_refused_with_exit_3(isolated_home, agents_dir,
                                                                      tmp_path):
+    """A child's gated call is refused in --print: exit 3, said on stderr, nothing written."""
     work = tmp_path / "work"
     work.mkdir()
     proc = run_cli(isolated_home, "--agents-dir", str(agents_dir), "--enable", "writer",
@@ -79,6 +82,7 @@ def test_a_childs_call_print_cannot_ask_about_is_refused_with_exit_3(isolated_ho
 
 
 def test_an_unknown_name_for_enable_is_a_usage_error(isolated_home, agents_dir):
+    """A name that is neither a skill's nor an agent's is one line and exit 2."""
     proc = run_cli(isolated_home, "--agents-dir", str(agents_dir), "--enable", "Nobody",
                    "--print", "hi")
     assert "unknown skill or agent 'Nobody'" in assert_one_line_error(proc)

@@ -48,6 +48,8 @@ async def door(isolated_home, skills_dir):
 
 
 async def test_rows_grants_and_a_broken_file(door, isolated_home):
+    """The door lists agents as rows, toggles them (telling `agents`), reports a broken file and
+    refuses an unknown name."""
     rows = door.agent_rows()
     assert [(r.name, r.enabled, r.inputs) for r in rows] == [
         ("Repeater", False, ("text (string, required)",))]
@@ -62,6 +64,7 @@ async def test_rows_grants_and_a_broken_file(door, isolated_home):
 
 
 async def test_a_new_agent_file_is_read_on_reload(door, isolated_home):
+    """An agent file added is read on the next reload, which tells `agents`."""
     write_agent(isolated_home, "second", "Second")
     door.heard.clear()
     await door.reload_skills([isolated_home / "agents" / "second" / "AGENT.MD"])
@@ -70,6 +73,8 @@ async def test_a_new_agent_file_is_read_on_reload(door, isolated_home):
 
 
 async def test_runs_and_a_childs_model_calls(door):
+    """After a call the door lists the run, the child's model calls with their provenance, and the
+    per-agent spend."""
     door.set_agent("Repeater", True)
     events = [e async for e in door.send('call Repeater {"text": "hi"}')]
     start = next(e for e in events if e.type == "agent_start")
