@@ -35,9 +35,6 @@ from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
-    AgentRow,
-    AgentRunRow,
-    BrokenAgentFile,
     BrokenSkillFile,
     CallContext,
     CompactionRow,
@@ -180,23 +177,6 @@ class RemoteCommands:
 
     async def new_skill(self, name: str) -> NewSkill:
         raise local_only("/skill new", "skills are files on the server")
-
-    # ------------------------------------------------------------------ sub-agents
-    # The served graph offers no sub-agents yet: nothing is listed, and turning one on says so.
-    def agent_rows(self) -> list[AgentRow]:
-        return []
-
-    def broken_agent_files(self) -> list[BrokenAgentFile]:
-        return []
-
-    def set_agent(self, name: str, enabled: bool | None = None) -> AgentRow:
-        raise local_only("sub-agents", "the server's graph does not run them yet")
-
-    def agent_runs(self, session_id: str | None = None) -> list[AgentRunRow]:
-        return []
-
-    async def child_contexts(self, child: str) -> list[CallContext]:
-        return []
 
     # ------------------------------------------------------------------ memory
     def memory(self) -> list[MemoryNote]:
