@@ -20,7 +20,7 @@ from birdie_tui.agent.approvals import (
     decided_answer,
     session_policy,
 )
-from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
+from birdie_tui.events import AgentsChanged, ChangeEvent, SkillsChanged, StatusChanged
 from birdie_tui.modes import (
     LOADING_MODES,
     PERMISSIVENESS,
@@ -155,9 +155,10 @@ class RemoteCommands:
         return new
 
     async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
-        """The server's skills as it has them now (its files are reloaded by the server)."""
+        """The server's skills and agents as it has them now (its files are the server's)."""
         await self._refresh_catalog()
         self._emit(SkillsChanged())
+        self._emit(AgentsChanged())
 
     async def watch_skills(self) -> None:
         """Nothing to watch here: the skill folders are the server's."""
