@@ -25,7 +25,7 @@ AGENT = """\
 ---
 name: {name}
 description: {description}
-allowed_skills: [filesystem]
+allowed_skills: [{skills}]
 ---
 
 ## Input
@@ -41,11 +41,12 @@ description: The file to write
 WRITER_PROMPT = 'call write_file {"path": "{{ path }}", "content": "from the child"}'
 
 
-def write_agent(home, name: str, prompt: str, description: str = "Does one thing.") -> None:
+def write_agent(home, name: str, prompt: str, description: str = "Does one thing.",
+                skills: str = "filesystem") -> None:
     folder = home / "agents" / name.lower()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "AGENT.MD").write_text(AGENT.format(name=name, description=description,
-                                                  prompt=prompt))
+                                                  prompt=prompt, skills=skills))
 
 
 @pytest.fixture

@@ -7,18 +7,24 @@ agents, and reads a child's model calls."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+from birdie_tui.agent.history import INTERRUPTED_TOOL_TEXT
 from birdie_tui.agent.subagents import HEADLESS_DENIAL
 from birdie_tui.events import AgentFinished, AgentStarted, ChildEvent, ToolFinished, UsageReported
 from birdie_tui.service import BirdieError, remote_birdie
+from birdie_tui.skills.bundled import bundled_skills_dir
 from tests.conftest import clean_env
 from tests.server.test_served_agents import WRITER_PROMPT, write_agent
 
@@ -26,6 +32,21 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 ECHO = 'call Echoer {"path": "hi"}'
+SLEEPY = """\
+---
+name: sleepy
+description: A tool that takes its time.
+---
+
+## Tools
+
+### slow
+description: Sleeps for a long time (leaves a marker once it runs).
+entrypoint: bash:touch "$BIRDIE_HOME/slow.started"; sleep 30
+schema:
+  type: object
+  properties: {}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +58,14 @@ def agents_server(tmp_path_factory):
     home = tmp / "home"
     write_agent(home, "Echoer", "Echo this: {{ path }}")
     write_agent(home, "Writer", WRITER_PROMPT)
+    write_agent(home, "Sleeper", "call slow {}", skills="sleepy")
     (home / "agents" / "broken").mkdir(parents=True)
     (home / "agents" / "broken" / "AGENT.MD").write_text("no frontmatter at all\n")
-    started = start_server(home=home, workdir=tmp / "work")
+    sleepy = tmp / "skills" / "sleepy" / "SKILL.MD"
+    sleepy.parent.mkdir(parents=True)
+    sleepy.write_text(SLEEPY)
+    started = start_server(home=home, workdir=tmp / "work",
+                           skills_dirs=[bundled_skills_dir(), tmp / "skills"])
     yield started
     started.stop()
 
@@ -100,8 +126,8 @@ async def test_the_door_lists_toggles_and_keeps_grants_in_thread_metadata(remote
     is kept in the thread's metadata, where another client finds it; an unknown name is one
     clear error."""
     door = await remote()
-    assert [(r.name, r.enabled) for r in door.agent_rows()] == [("Echoer", False),
-                                                                 ("Writer", False)]
+    assert [(r.name, r.enabled) for r in door.agent_rows()] == [
+        ("Echoer", False), ("Sleeper", False), ("Writer", False)]
     [broken] = door.broken_agent_files()
     assert broken.path.endswith("broken/AGENT.MD") and "frontmatter" in broken.message
     await turn(door.send("hello"))  # the thread exists from its first turn
@@ -110,8 +136,8 @@ async def test_the_door_lists_toggles_and_keeps_grants_in_thread_metadata(remote
     assert [e.type for e in door.heard] == ["agents"]
     assert door.shown.meta["enabled_agents"] == ["Writer"]
     other = await remote(session_id=door.shown.id)
-    assert [(r.name, r.enabled) for r in other.agent_rows()] == [("Echoer", False),
-                                                                  ("Writer", True)]
+    assert [(r.name, r.enabled) for r in other.agent_rows()] == [
+        ("Echoer", False), ("Sleeper", False), ("Writer", True)]
     assert not other.set_agent("Writer", False).enabled
     assert other.shown.meta["disabled_agents"] == ["Writer"]
     with pytest.raises(BirdieError, match="unknown agent 'Nobody'"):
@@ -164,10 +190,47 @@ def test_stream_json_over_the_server_prints_what_a_local_print_prints(agents_ser
     """`--server URL --print --output-format stream-json` with a sub-agent call: the same
     lines as the same home's local `--print`, the session's and children's ids aside."""
     env = clean_env(agents_server.home)
-    env.update(PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""))
+    env.update(PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""),
+               BIRDIE_SKILLS_DIR=os.pathsep.join(  # the server's skills, here too
+                   [str(bundled_skills_dir()), str(agents_server.home.parent / "skills")]))
     args = ["--enable", "Echoer", "--output-format", "stream-json", "--print", ECHO]
     there = _print_lines(["--server", agents_server.url, *args], env, agents_server.workdir)
     here = _print_lines(args, env, agents_server.workdir)
     kinds = [line["type"] for line in there]
     assert {"agent_start", "agent_end"} <= set(kinds) and kinds[-1] == "done"
     assert _without_ids(there) == _without_ids(here)
+
+
+async def test_esc_during_a_served_child_cancels_it_and_leaves_every_history_valid(
+        remote, agents_server):
+    """Cancelling the turn while the child's tool runs cancels the run on the server: the
+    agent call is answered as interrupted in the thread, the child's history answers its
+    call too, and the next turn works."""
+    door = await remote(enable=["Sleeper"])
+    marker = agents_server.home / "slow.started"
+    marker.unlink(missing_ok=True)
+    events: list = []
+
+    async def run():
+        async for event in door.send('call Sleeper {"path": "-"}'):
+            events.append(event)
+
+    task = asyncio.create_task(run())
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert time.monotonic() < deadline and not task.done(), events
+        await asyncio.sleep(0.1)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    child = next(e for e in events if isinstance(e, AgentStarted)).child
+    state = await door.wire.aio.threads.get_state(door.shown.id)
+    [answer] = [m for m in state["values"]["messages"] if m["type"] == "tool"]
+    assert answer["content"] == INTERRUPTED_TOOL_TEXT
+    scratch = str(uuid.uuid4())
+    output = await door.wire.aio.runs.wait(scratch, "birdie_info", input={"child": child},
+                                           if_not_exists="create")
+    kinds = [m["type"] for m in output["child_messages"]]
+    assert kinds == ["human", "ai", "tool"], kinds  # the child's call is answered too
+    after = await turn(door.send("still there?"))
+    assert after[-1].type == "done", after[-1]
