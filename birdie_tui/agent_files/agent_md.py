@@ -100,23 +100,28 @@ def _params(text: str, section: str, path: Path) -> tuple[AgentParam, ...]:
     starts = set()
     for block in _PARAM.finditer(body):
         starts.add(block.start())
-        at = offset + block.start() + 1
-        params.append(_param(block.group(1).strip(), block.group(2), section, path,
-                             _line_at(text, at)))
+        line = _line_at(text, offset + block.start() + 1)
+        param = _param(block.group(1).strip(), block.group(2), section, path, line)
+        if any(p.name == param.name for p in params):
+            raise AgentFileError(AgentProblem(path, line, f"{section.lower()} parameter "
+                                              f"'{param.name}' is declared twice"))
+        params.append(param)
     for heading in re.finditer(r"\n### ", body):
         if heading.start() not in starts:
             at = offset + heading.start() + 1
             line = text[at:].split("\n", 1)[0]
-            why = ("it ends in a carriage return (CRLF line ends): save the file with LF line "
-                   "ends" if line.endswith("\r") else "a parameter's name is one word (letters, "
-                   "digits, '_') with nothing after it on the line")
+            before = text[:max(at - 1, 0)].rsplit("\n", 1)[-1]
+            if line.endswith("\r"):
+                why = "it ends in a carriage return (CRLF line ends): save the file with LF ends"
+            elif not body[heading.end():].partition("\n")[1]:
+                why = "it is the section's last line: give it a 'type:' line"
+            elif before.startswith("### "):
+                why = "it follows another '###' heading directly: put a line between them"
+            else:
+                why = ("a parameter's name is one word (letters, digits, '_') with nothing "
+                       "after it on the line")
             raise AgentFileError(AgentProblem(path, _line_at(text, at), f"Birdie drops the "
                                               f"{section.lower()} heading {line.strip()!r}: {why}"))
-    names = [p.name for p in params]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise AgentFileError(AgentProblem(path, _line_at(text, offset + 1), f"{section.lower()} "
-                                              f"parameter '{name}' is declared twice"))
     return tuple(params)
 
 
