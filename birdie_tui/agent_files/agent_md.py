@@ -5,7 +5,8 @@ agent here (tests/agent_files/test_agent_md_compat.py runs 0.15.1's own parser b
 one): the frontmatter is the text between the file's first `---` and the next `---`; a
 section is `## Input` / `## Output` / `## Prompt` up to the next `\\n## `; a parameter is a
 `### word` line with `type:`, `description:` and `required:` lines (required unless
-`required: false`); the prompt is its section stripped.
+`required: false`; a description is one line: one that runs on to an indented line is read
+as empty, as there); the prompt is its section stripped.
 
 What 0.15.1 crashes on, skips with a printed line, or silently reads as something else is an
 `AgentFileError` naming the file and line: no frontmatter, a YAML error, a frontmatter that is
@@ -29,7 +30,7 @@ _FRONTMATTER = re.compile(r"^---(.*?)---", re.DOTALL)
 _PROMPT = re.compile(r"## Prompt\s*\n(.*?)(?=\n## |\Z)", re.DOTALL)
 _PARAM = re.compile(r"\n### (\w+)\n(.*?)(?=\n### |\Z)", re.DOTALL)
 _TYPE = re.compile(r"type:\s*(\S+)")
-_DESCRIPTION = re.compile(r"description:\s*(.*?)(?=\n\w|$)", re.DOTALL)
+_DESCRIPTION = re.compile(r"description:\s*(.*?)(?=\n\w|$)")  # no DOTALL: one line
 _REQUIRED = re.compile(r"required:\s*(\S+)")
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")

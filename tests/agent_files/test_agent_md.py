@@ -153,8 +153,8 @@ def test_crlf_without_parameters_reads_as_birdie_reads_it():
 
 
 def test_quirks_kept():
-    """0.15.1's quirks on files it reads: a multi-line description runs to the next line that
-    starts with a word; `## Prompt` ends at the next `## `; numbers as text are numbers."""
+    """0.15.1's quirks on files it reads: a parameter's description is one line (one that runs
+    on is dropped); `## Prompt` ends at the next `## `; numbers as text are numbers."""
     text = textwrap.dedent("""\
         ---
         name: A
@@ -173,6 +173,6 @@ def test_quirks_kept():
         not the prompt
         """)
     agent = parse_agent_md(text, PATH)
-    assert agent.inputs == (AgentParam("q", "integer", "first\n  second", True),)
+    assert agent.inputs == (AgentParam("q", "integer", "", True),)
     assert agent.prompt == "Do {{ q }}."
     assert (agent.temperature, agent.max_tokens) == (0.5, 100)
