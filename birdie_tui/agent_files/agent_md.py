@@ -109,21 +109,25 @@ def _params(text: str, section: str, path: Path) -> tuple[AgentParam, ...]:
         params.append(param)
     for heading in re.finditer(r"\n### ", body):
         if heading.start() not in starts:
-            at = offset + heading.start() + 1
-            line = text[at:].split("\n", 1)[0]
-            before = text[:max(at - 1, 0)].rsplit("\n", 1)[-1]
-            if line.endswith("\r"):
-                why = "it ends in a carriage return (CRLF line ends): save the file with LF ends"
-            elif not body[heading.end():].partition("\n")[1]:
-                why = "it is the section's last line: give it a 'type:' line"
-            elif before.startswith("### "):
-                why = "it follows another '###' heading directly: put a line between them"
-            else:
-                why = ("a parameter's name is one word (letters, digits, '_') with nothing "
-                       "after it on the line")
-            raise AgentFileError(AgentProblem(path, _line_at(text, at), f"Birdie drops the "
-                                              f"{section.lower()} heading {line.strip()!r}: {why}"))
+            raise _dropped(text, offset + heading.start() + 1, body[heading.end():], section,
+                           path)
     return tuple(params)
+
+
+def _dropped(text: str, at: int, after: str, section: str, path: Path) -> AgentFileError:
+    """The problem with the `### ` heading at `at`, which 0.15.1 reads no parameter from."""
+    heading = text[at:].split("\n", 1)[0]
+    before = text[:max(at - 1, 0)].rsplit("\n", 1)[-1]
+    if heading.endswith("\r"):
+        why = "it ends in a carriage return (CRLF line ends): save the file with LF ends"
+    elif not after.partition("\n")[1]:
+        why = "it is the section's last line: give it a 'type:' line"
+    elif before.startswith("### "):
+        why = "it follows another '###' heading directly: put a line between them"
+    else:
+        why = "a parameter's name is one word (letters, digits, '_') with nothing after it"
+    return AgentFileError(AgentProblem(path, _line_at(text, at), f"Birdie drops the "
+                                       f"{section.lower()} heading {heading.strip()!r}: {why}"))
 
 
 def _param(name: str, body: str, section: str, path: Path, line: int) -> AgentParam:

@@ -52,18 +52,21 @@ def parse_markdown_agent(text: str, path: Path, *, default_name: str | None = No
     name = fields.text("name")
     name = fields.tool_name(name if name is not None else (default_name or path.stem))
     vendor, model = _model(fields)
+    # OpenCode's `tools: {write: false}` switches its own tools: kept in `extra`, not read.
+    tool_switches = isinstance(meta.get("tools"), dict)
     return AgentDef(
         name=name, description=fields.required_text("description"), prompt=TASK_PROMPT,
         vendor=vendor, model=model, temperature=fields.number("temperature"),
         max_tokens=fields.integer("max_tokens", None),
         enabled_by_default=fields.flag("enabled_by_default", False),
         allowed_skills=fields.names("skills", comma_text=True),
-        tools=fields.names("tools", comma_text=True), mcp=_mcp(fields),
+        tools=() if tool_switches else fields.names("tools", comma_text=True), mcp=_mcp(fields),
         recursion_limit=fields.integer("recursion_limit", 25, minimum=1) or 25,
         max_tool_repetitions=fields.integer("max_tool_repetitions", 3, minimum=0) or 0,
         inputs=(TASK,), system_prompt="\n".join(lines[close + 1:]).strip(),
         format="markdown", path=path,
-        extra={k: v for k, v in meta.items() if k not in _KNOWN_KEYS})
+        extra={k: v for k, v in meta.items()
+               if k not in _KNOWN_KEYS or (k == "tools" and tool_switches)})
 
 
 def _model(fields: Fields) -> tuple[str | None, str | None]:

@@ -116,8 +116,8 @@ def test_defaults_as_in_birdie():
      "type 'list' is not one of"),
     ("---\nname: A\ndescription: d\n---\n## Input\n### n\nrequired: yes\n## Prompt\nx\n", 6,
      "required must be true or false"),
-    ("---\nname: A\ndescription: d\n---\n## Input\n### n\ntype: string\n### n\ntype: string\n## Prompt\nx\n",
-     8, "declared twice"),
+    ("---\nname: A\ndescription: d\n---\n## Input\n### n\ntype: string\n### n\n"
+     "type: string\n## Prompt\nx\n", 8, "declared twice"),
     ("---\nname: A\ndescription: d\n---\n## Input\n### n\n## Prompt\nx\n", 6,
      "section's last line"),
     ("---\nname: A\ndescription: d\n---\n## Input\n### n\n### m\ntype: string\n## Prompt\nx\n", 7,

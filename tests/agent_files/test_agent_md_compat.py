@@ -192,6 +192,7 @@ def ours(agent: AgentDef) -> dict[str, Any]:
 
 
 def test_the_bundled_summarizer_is_birdies_verbatim(birdie_python):
+    """The bundled Summarizer is 0.15.1's file, byte for byte."""
     mine = Path(__file__).parents[2] / "agents" / "summarizer" / "AGENT.MD"
     assert mine.read_text() == summarizer_text(birdie_python)
 

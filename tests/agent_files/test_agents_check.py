@@ -29,6 +29,8 @@ def folder(tmp_path):
 
 @pytest.mark.integration
 def test_text_lists_agents_and_problems(isolated_home, tmp_path):
+    """One line per agent (name, format, default, inputs, outputs, model, skills, source), an
+    ERROR line per problem with its file and line, the counts, exit 1."""
     root = folder(tmp_path)
     proc = run_cli(isolated_home, "agents", "check", str(root))
     assert proc.returncode == 1, proc.stderr
@@ -65,6 +67,8 @@ def test_json_and_the_bundled_default(isolated_home, tmp_path):
 
 @pytest.mark.integration
 def test_a_missing_folder_and_a_bad_word_are_one_line(isolated_home, tmp_path):
+    """A missing folder is an error line (exit 1); an unknown action is argparse's one line
+    (exit 2), no traceback."""
     proc = run_cli(isolated_home, "agents", "check", str(tmp_path / "nope"))
     assert proc.returncode == 1 and "does not exist" in proc.stdout
     proc = run_cli(isolated_home, "agents", "frobnicate")

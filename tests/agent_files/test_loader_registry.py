@@ -81,6 +81,7 @@ def test_hostile_files_never_hide_the_rest(tmp_path):
 
 
 def test_deepagents_layout_is_named_after_its_folder(tmp_path):
+    """deepagents' `<name>/AGENTS.md` is a Markdown agent named after its folder."""
     (tmp_path / "researcher").mkdir()
     (tmp_path / "researcher" / "AGENTS.md").write_text("---\ndescription: d\n---\nResearch.\n")
     agent, = load_agents([(tmp_path, "dir")]).agents
@@ -93,6 +94,8 @@ def registry(*names: str) -> AgentRegistry:
 
 
 def test_names_resolve_exactly_then_by_case_then_by_a_unique_prefix():
+    """Exact first, then the one name equal in any case, then a unique prefix; ambiguity
+    resolves to nothing, a miss suggests a near name, each registry has a newer version."""
     reg = registry("Summarizer", "Sum", "reviewer", "Reviewer2")
     assert reg.resolve("Sum") == "Sum" and reg.resolve("summarizer") == "Summarizer"
     assert reg.resolve("summ") == "Summarizer" and reg.resolve("SU") is None
@@ -118,6 +121,8 @@ def test_grants_are_kept_as_birdie_keeps_them():
 
 
 def test_bundled_summarizer_renders_as_in_birdie():
+    """The bundled Summarizer's rendered prompt ends with Birdie's output instructions; an
+    unfilled placeholder stays; `text` is required."""
     summarizer, = load_agents([(bundled_agents_dir(), "bundled")]).agents
     prompt = render_prompt(summarizer, {"text": "abc"})
     assert "{{ max_points }}" in prompt and prompt.endswith(
@@ -137,5 +142,6 @@ def test_bundled_summarizer_renders_as_in_birdie():
     ("{}", (None, "missing required field 'summary'")),
 ])
 def test_output_checks(reply, result):
+    """A reply is checked as Birdie checks it: JSON found in prose, each failure worded as there."""
     summarizer, = load_agents([(bundled_agents_dir(), "bundled")]).agents
     assert parse_output(summarizer, reply) == result

@@ -54,6 +54,7 @@ description: Writes docs
 model: anthropic/claude-sonnet-4-20250514
 temperature: 0.1
 mode: subagent
+tools: {write: false}
 skills: [files, git]
 mcp:
   - name: fs
@@ -66,7 +67,8 @@ Write docs.
 """, Path("/p/docs-writer.md"))
     assert (agent.name, agent.vendor, agent.model, agent.temperature) == \
         ("docs-writer", "anthropic", "claude-sonnet-4-20250514", 0.1)
-    assert agent.allowed_skills == ("files", "git") and agent.extra == {"mode": "subagent"}
+    assert agent.allowed_skills == ("files", "git") and agent.tools == ()
+    assert agent.extra == {"mode": "subagent", "tools": {"write": False}}
     assert [m["name"] for m in agent.mcp] == ["fs", "web"]
 
 
@@ -85,7 +87,7 @@ def test_model_names(model, vendor, name):
     ("---\ndescription: d\n", 1, "not closed"),
     ("---\nname: x\n---\nbody\n", 1, "missing required field 'description'"),
     ("---\nname: a b\ndescription: d\n---\n", 2, "cannot be a tool name"),
-    ("---\ndescription: d\ntools: {a: 1}\n---\n", 3, "'tools' must be"),
+    ("---\ndescription: d\ntools: [a, 1]\n---\n", 3, "'tools' must be"),
     ("---\ndescription: d\nmcp: server\n---\n", 3, "list of servers"),
     ("---\ndescription: d\nmcp:\n  - command: x\n---\n", 3, "needs a 'name'"),
     ("---\ndescription: d\nmcp:\n  - name: a\n---\n", 3, "either 'command'"),
@@ -99,11 +101,13 @@ def test_model_names(model, vendor, name):
     ("---\n- a\n---\n", 2, "must be a YAML mapping"),
 ])
 def test_problems_name_their_line(text, line, words):
+    """Each broken Markdown agent file is one problem at the line of the key at fault."""
     got, message = fails(text)
     assert words in message and got == line
 
 
 def test_the_name_defaults_to_the_stem_and_crlf_is_fine():
+    """With no `name` the file's stem names the agent; CRLF line ends read like LF."""
     agent = parse_markdown_agent("---\r\ndescription: d\r\n---\r\nBe brief.\r\n", PATH)
     assert (agent.name, agent.system_prompt, agent.prompt) == ("code-reviewer", "Be brief.",
                                                                "{{ task }}")
