@@ -8,6 +8,7 @@ empty for an AGENT.MD file.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,14 +67,19 @@ class AgentDef:
             "temperature": self.temperature, "max_tokens": self.max_tokens,
             "enabled_by_default": self.enabled_by_default,
             "allowed_skills": list(self.allowed_skills), "tools": list(self.tools),
-            "mcp": [dict(m) for m in self.mcp],
+            "mcp": _plain([dict(m) for m in self.mcp]),
             "recursion_limit": self.recursion_limit,
             "max_tool_repetitions": self.max_tool_repetitions,
             "inputs": [p.to_dict() for p in self.inputs],
             "outputs": [p.to_dict() for p in self.outputs],
             "prompt": self.prompt, "system_prompt": self.system_prompt,
-            "extra": dict(self.extra),
+            "extra": _plain(dict(self.extra)),
         }
+
+
+def _plain(value: Any) -> Any:
+    """`value` as plain JSON: YAML's dates and other values a file may hold become text."""
+    return json.loads(json.dumps(value, default=str))
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,12 @@ def test_output_checks(reply, result):
     """A reply is checked as Birdie checks it: JSON found in prose, each failure worded as there."""
     summarizer, = load_agents([(bundled_agents_dir(), "bundled")]).agents
     assert parse_output(summarizer, reply) == result
+
+
+def test_to_dict_is_plain_json(tmp_path):
+    """A frontmatter key YAML reads as a date is kept, and `--json` prints it as text."""
+    import json
+
+    (tmp_path / "dated.md").write_text("---\ndescription: d\ncreated: 2024-05-01\n---\nx\n")
+    agent, = load_agents([(tmp_path, "dir")]).agents
+    assert json.loads(json.dumps(agent.to_dict()))["extra"] == {"created": "2024-05-01"}
