@@ -8,7 +8,9 @@ shown from the live `injected` event or, for a past turn, from the skill as it i
 
 Segment kinds, in prompt order:
   stable   tools · base · system_prompt · catalog · always · project
-  volatile trigger · loaded · summary · memory · history
+  volatile trigger · loaded · summary · memory · mention · history
+(a `mention` is a file or folder the user @-mentioned, attached to a message of the history
+sent: its tokens are counted there, not again in `history`)
 The stable ones come first so a provider's prompt cache can reuse them; `stable_digest` says
 whether that prefix changed between two calls.
 """
@@ -27,7 +29,7 @@ RECORD_KEY = "birdie_context"
 STORED_NOT_LOADED = 30
 
 STABLE_KINDS = ("tools", "base", "system_prompt", "catalog", "always", "project")
-VOLATILE_KINDS = ("trigger", "loaded", "summary", "memory", "history")
+VOLATILE_KINDS = ("trigger", "loaded", "summary", "memory", "mention", "history")
 KINDS = STABLE_KINDS + VOLATILE_KINDS
 
 
@@ -43,7 +45,7 @@ class Segment:
     tokens: int = 0  # estimated
     # trigger: the phrase as written in the skill ("remote server"); loaded: "loaded at turn 3 ·
     # 2 more turns of lease"; catalog: "7 skills"; memory: "2 notes"; history: "12 messages ·
-    # 30 older not sent (budget) · 40 summarised"
+    # 30 older not sent (budget) · 40 summarised"; mention: "lines 10-40 of 310 · turn 2"
     detail: str = ""
     digest: str = ""
 

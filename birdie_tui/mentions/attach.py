@@ -159,8 +159,9 @@ def _numbered(found: _Found) -> Attachment | None:
     last = max(first, min(last, first + MAX_LINES - 1))
     try:
         with open(found.path, encoding="utf-8", errors="replace", newline=None) as handle:
-            lines = list(islice(handle, first - 1, last))
-            total = first - 1 + len(lines) + sum(1 for _ in handle)
+            skipped = sum(1 for _ in islice(handle, first - 1))
+            lines = list(islice(handle, last - first + 1))
+            total = skipped + len(lines) + sum(1 for _ in handle)
     except OSError as exc:
         found.notes.append(f"@{found.name} not attached: {exc.strerror or exc}.")
         return None

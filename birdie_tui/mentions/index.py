@@ -130,6 +130,8 @@ class FileIndex:
 def _is_dir(item: os.DirEntry[str]) -> bool | None:
     """A folder (a link to one too), a file, or None for a broken link or a vanished entry."""
     try:
+        if item.is_symlink() and not os.path.exists(item.path):
+            return None
         return item.is_dir()  # follows a link: a linked folder is listed as a folder
     except OSError:
         return None
