@@ -49,15 +49,12 @@ from birdie_tui.agent.history import (
 from birdie_tui.agent.compaction import summary_start
 from birdie_tui.agent.lease import lease_state
 from birdie_tui.agent.prompt import build_system_prompt, not_loaded, skill_aliases
-from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment, digest
+from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment, mention_segments
 from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
 from birdie_tui.providers.acp_turn import TurnSeam, lend_seam
 from birdie_tui.events import TOOL_LIMIT_NOTE
-from birdie_tui.mentions.attach import attachments
-from birdie_tui.providers.tokens import estimate_tokens
-from birdie_tui.text import content_text
 from birdie_tui.secrets import scrub, scrub_data, scrubbed_exception
 from birdie_tui.tools.workspace_calls import using_workspace
 from birdie_tui.workspace import Workspace
@@ -244,25 +241,6 @@ def call_record(messages: Sequence[BaseMessage], report: Any, window: Any, compa
     return CallContext(turn=turn, call=call, segments=(*report.segments, *mentions, history),
                        evicted=tuple(evicted), not_loaded=tuple(skipped),
                        history_dropped=window.dropped)
-
-
-def mention_segments(sent: Sequence[BaseMessage], turn: int) -> list[Segment]:
-    """A segment per file or folder @-mentioned in the user messages sent with this call (the
-    front end attached them, `birdie_tui.mentions`), named as mentioned."""
-    out: list[Segment] = []
-    asked = turn - sum(1 for m in sent if m.type == "human")
-    for msg in sent:
-        if msg.type != "human":
-            continue
-        asked += 1
-        for found in attachments(content_text(msg.content)):
-            detail = " · ".join(p for p in (found.detail, "" if asked == turn
-                                            else f"turn {asked}") if p)
-            out.append(Segment("mention", name=found.name + ("/" if found.kind == "folder"
-                                                             else ""),
-                               tokens=estimate_tokens(found.text), detail=detail,
-                               digest=digest(found.text)))
-    return out
 
 
 def tool_error_text(exc: Exception) -> str:

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from birdie_tui.mentions.attach import attachments
+from birdie_tui.providers.tokens import estimate_tokens
+from birdie_tui.text import content_text
 
 RECORD_KEY = "birdie_context"
 # A stored record names the skills not loaded only up to this many (500 enabled knowledge skills
@@ -158,6 +162,25 @@ def compare(current: CallContext, previous: CallContext | None) -> ContextChange
         stayed=tuple(s for k, s in now.items() if k in before and before[k].digest == s.digest),
         prefix_changed=current.stable_digest != previous.stable_digest,
     )
+
+
+def mention_segments(sent: Sequence[Any], turn: int) -> list[Segment]:
+    """A segment per file or folder @-mentioned in the user messages sent with this call (the
+    front end attached them, `birdie_tui.mentions`), named as mentioned."""
+    out: list[Segment] = []
+    asked = turn - sum(1 for m in sent if m.type == "human")
+    for msg in sent:
+        if msg.type != "human":
+            continue
+        asked += 1
+        for found in attachments(content_text(msg.content)):
+            detail = " · ".join(p for p in (found.detail, "" if asked == turn
+                                            else f"turn {asked}") if p)
+            out.append(Segment("mention", name=found.name + ("/" if found.kind == "folder"
+                                                             else ""),
+                               tokens=estimate_tokens(found.text), detail=detail,
+                               digest=digest(found.text)))
+    return out
 
 
 def history_records(messages: Iterable[Any]) -> list[CallContext]:

@@ -100,11 +100,11 @@ def _resolve(typed: str, base: Path) -> _Found | None:
     """The file or folder a mention names, or None (then it is just text)."""
     for candidate in (typed, typed.rstrip(_TRAILING)):
         ranged = _RANGE.match(candidate)
-        options = [(candidate, None, None)]
+        options: list[tuple[str, int | None, int | None]] = [(candidate, None, None)]
         if ranged:
-            first = int(ranged.group(2))
-            last = int(ranged.group(3)) if ranged.group(3) else first
-            options.insert(0, (ranged.group(1), first, last))
+            line = int(ranged.group(2))
+            options.insert(0, (ranged.group(1), line,
+                               int(ranged.group(3)) if ranged.group(3) else line))
         for name, first, last in options:
             path = base / os.path.expanduser(name)
             if name and os.path.lexists(path) and (path.is_file() or path.is_dir()):

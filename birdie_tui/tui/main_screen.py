@@ -51,6 +51,7 @@ from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
 from birdie_tui.tui.cmds.compact import auto_compaction_notice
 from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
 from birdie_tui.tui.layout_pass import SettledScreen
+from birdie_tui.tui.mention_completion import MentionCompletion
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
 from birdie_tui.tui.sessions import SessionControl
@@ -58,6 +59,7 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.mention_list import MentionList
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
@@ -112,6 +114,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.turns = TurnRunner(self)
         self.sessions = SessionControl(self)
         self.commands = CommandContext(self)
+        self.mentions = MentionCompletion(self)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -120,6 +123,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
                 yield ChatLog(id="chat")
+                yield MentionList(id="mentions")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
                 yield Static("", id="composer-hint", markup=False)
             with TabbedContent(id="panels"):
@@ -132,6 +136,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
         composer.set_commands(completions())
+        composer.mention_popup = self.query_one(MentionList)
         composer.focus()
         self.apply_width(self.app.size.width)
         if self.birdie is None:
@@ -263,6 +268,14 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     @on(Composer.Submitted)
     def _composer_submitted(self, event: Composer.Submitted) -> None:
         self.submit(event.text)
+
+    @on(Composer.MentionQuery)
+    def _mention_query(self, event: Composer.MentionQuery) -> None:
+        self.mentions.query(event.query)
+
+    @on(MentionList.Chosen)
+    def _mention_chosen(self, event: MentionList.Chosen) -> None:
+        self.query_one(Composer).insert_mention(event.value)
 
     @on(Composer.Hint)
     def _composer_hint(self, event: Composer.Hint) -> None:

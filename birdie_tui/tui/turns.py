@@ -83,7 +83,9 @@ class TurnRunner:
 
         async def opener() -> AsyncIterator[TurnEvent] | None:
             birdie = screen.birdie  # None only if Birdie stopped since the message was sent
-            return None if birdie is None else birdie.send(text, approver=self.approve)
+            if birdie is None:
+                return None
+            return birdie.send(await screen.mentions.attach(text), approver=self.approve)
 
         self.text = text
 

@@ -17,6 +17,8 @@ def segments(events, kind, call=0):
 
 
 async def test_a_mentioned_file_is_its_own_segment_in_the_call(engine, tmp_path):
+    """Each mention is a segment named as mentioned, with its size; the history segment does
+    not count it again; a later call says which turn brought it."""
     (tmp_path / "notes.md").write_text("".join(f"note {n}\n" for n in range(1, 41)))
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").touch()

@@ -16,6 +16,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def test_a_file_is_attached_numbered_in_a_fenced_block_after_the_message(tmp_path):
+    """A mentioned file follows the message as a header and a fenced block of numbered lines."""
     write(tmp_path, "README.md", "# Title\nbody\n")
     out = expand("summarise @README.md please", tmp_path)
     assert out.text == ("summarise @README.md please\n\n"
@@ -25,6 +26,7 @@ def test_a_file_is_attached_numbered_in_a_fenced_block_after_the_message(tmp_pat
 
 
 def test_a_range_attaches_those_lines_only(tmp_path):
+    """`@path:10-12` attaches those lines, `@path:50` one line, numbered as in the file."""
     write(tmp_path, "a.py", "".join(f"line {n}\n" for n in range(1, 101)))
     out = expand("@a.py:10-12 and @a.py:50", tmp_path)
     first, second = out.attachments
@@ -34,6 +36,8 @@ def test_a_range_attaches_those_lines_only(tmp_path):
 
 
 def test_a_folder_is_a_listing(tmp_path):
+    """A folder is attached as its sorted listing, subfolders with a slash, VCS folders left
+    out."""
     write(tmp_path, "src/b.py", "")
     write(tmp_path, "src/sub/c.py", "")
     (tmp_path / "src" / ".git").mkdir()
@@ -43,6 +47,8 @@ def test_a_folder_is_a_listing(tmp_path):
 
 
 def test_a_mention_of_nothing_stays_text_and_the_sentence_stop_is_not_the_path(tmp_path):
+    """`@someone` and an e-mail address stay text; a sentence's full stop is not part of the
+    path."""
     write(tmp_path, "notes.txt", "n\n")
     out = expand("ask @someone, e-mail me@host.org, read @notes.txt.", tmp_path)
     assert [a.name for a in out.attachments] == ["notes.txt"]
@@ -50,6 +56,7 @@ def test_a_mention_of_nothing_stays_text_and_the_sentence_stop_is_not_the_path(t
 
 
 def test_a_binary_file_is_refused_with_a_note_and_the_message_still_goes(tmp_path):
+    """A binary file is not attached: a note says why, the message goes as typed."""
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     out = expand("what is @logo.png", tmp_path)
     assert out.text == "what is @logo.png" and out.attachments == ()
@@ -57,6 +64,8 @@ def test_a_binary_file_is_refused_with_a_note_and_the_message_still_goes(tmp_pat
 
 
 def test_a_huge_file_is_refused_unless_a_range_is_given(tmp_path, monkeypatch):
+    """A file over the size bound is refused with a note suggesting a range; a range of it
+    is read."""
     monkeypatch.setattr(attach, "MAX_FILE_BYTES", 1000)
     write(tmp_path, "big.log", "x" * 50 + "\n" + "y" * 2000 + "\n")
     out = expand("@big.log", tmp_path)
@@ -67,6 +76,8 @@ def test_a_huge_file_is_refused_unless_a_range_is_given(tmp_path, monkeypatch):
 
 
 def test_a_long_file_is_cut_at_the_line_bound_with_a_note(tmp_path, monkeypatch):
+    """A file longer than the line bound is cut there, and a note names the range for the
+    rest."""
     monkeypatch.setattr(attach, "MAX_LINES", 5)
     write(tmp_path, "long.txt", "".join(f"{n}\n" for n in range(1, 21)))
     out = expand("@long.txt", tmp_path)
@@ -76,6 +87,7 @@ def test_a_long_file_is_cut_at_the_line_bound_with_a_note(tmp_path, monkeypatch)
 
 
 def test_the_character_bound_holds_for_long_lines(tmp_path, monkeypatch):
+    """Long lines stop the attachment at the character bound too."""
     monkeypatch.setattr(attach, "MAX_CHARS", 100)
     write(tmp_path, "wide.txt", ("z" * 60 + "\n") * 10)
     (block,) = expand("@wide.txt", tmp_path).attachments
@@ -83,6 +95,8 @@ def test_the_character_bound_holds_for_long_lines(tmp_path, monkeypatch):
 
 
 def test_at_most_so_many_mentions_and_each_once(tmp_path, monkeypatch):
+    """A file mentioned twice is attached once; past the mention bound a note says what was
+    left."""
     monkeypatch.setattr(attach, "MAX_MENTIONS", 2)
     for name in "abc":
         write(tmp_path, f"{name}.txt", name)
@@ -93,6 +107,8 @@ def test_at_most_so_many_mentions_and_each_once(tmp_path, monkeypatch):
 
 
 def test_backticks_in_a_file_get_a_longer_fence_and_read_back(tmp_path):
+    """A file holding a fence gets a longer one, and the blocks read back exactly, with the typed
+    text."""
     write(tmp_path, "doc.md", "```py\nx = 1\n```\n")
     write(tmp_path, "b.txt", "b\n")
     out = expand("see @doc.md and @b.txt", tmp_path)
@@ -105,6 +121,7 @@ def test_backticks_in_a_file_get_a_longer_fence_and_read_back(tmp_path):
 
 
 def test_an_empty_file_and_a_range_past_its_end(tmp_path):
+    """An empty file and a range past the end are attached with words that say so."""
     write(tmp_path, "empty.txt", "")
     write(tmp_path, "short.txt", "1\n2\n")
     assert expand("@empty.txt", tmp_path).attachments[0].detail == "empty"

@@ -25,6 +25,8 @@ def listed(root: Path, **kw) -> list[str]:
 
 
 def test_files_and_folders_shallow_first_without_vcs_folders(tmp_path):
+    """Entries are relative, folders end in a slash, shallow ones come first, and VCS folders are
+    left out."""
     tree(tmp_path, {"README.md": "", "src/app.py": "", "src/deep/x.py": "", ".git/HEAD": "",
                     ".hg/store": ""})
     entries = FileIndex(tmp_path).walk().entries()
@@ -32,6 +34,8 @@ def test_files_and_folders_shallow_first_without_vcs_folders(tmp_path):
 
 
 def test_gitignore_at_every_level_with_negation(tmp_path):
+    """Each folder's .gitignore applies below it only; a deeper `!pattern` re-includes; an anchored
+    pattern holds for its own folder."""
     tree(tmp_path, {
         ".gitignore": "*.log\nbuild/\n/secret.txt\n",
         "a.log": "", "keep.py": "", "build/out.js": "", "secret.txt": "",
@@ -45,6 +49,7 @@ def test_gitignore_at_every_level_with_negation(tmp_path):
 
 
 def test_git_info_exclude_is_honoured(tmp_path):
+    """.git/info/exclude hides what it names, as in Git."""
     tree(tmp_path, {".git/info/exclude": "local-notes/\n", "local-notes/a.md": "", "b.md": ""})
     assert listed(tmp_path) == ["b.md"]
 
@@ -58,6 +63,8 @@ def test_an_ignored_folder_is_not_entered(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symlinks")
 def test_symlinks_are_listed_but_a_linked_folder_is_not_entered(tmp_path):
+    """A link is listed; a linked folder is never entered (a loop would never end); a broken link
+    is left out."""
     tree(tmp_path, {"real/a.py": "", "f.txt": ""})
     (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)  # would never end
     (tmp_path / "link.txt").symlink_to(tmp_path / "f.txt")
@@ -67,6 +74,7 @@ def test_symlinks_are_listed_but_a_linked_folder_is_not_entered(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_an_unreadable_folder_is_skipped_and_counted(tmp_path, monkeypatch):
+    """A folder that cannot be listed is skipped, counted, and the walk goes on."""
     tree(tmp_path, {"locked/a.py": "", "open/b.py": ""})
     (tmp_path / "locked").chmod(0)
     if os.geteuid() == 0:  # root reads any folder: refuse it as the kernel would for a user
@@ -87,6 +95,7 @@ def test_an_unreadable_folder_is_skipped_and_counted(tmp_path, monkeypatch):
 
 
 def test_the_index_is_bounded_and_says_so(tmp_path):
+    """Past its limit the walk stops and the index says it holds only part of the tree."""
     tree(tmp_path, {f"f{i:03}.txt": "" for i in range(50)})
     index = FileIndex(tmp_path, limit=20).walk()
     assert len(index.entries()) == 20 and index.truncated
@@ -95,6 +104,7 @@ def test_the_index_is_bounded_and_says_so(tmp_path):
 
 
 def test_a_missing_root_is_an_empty_index(tmp_path):
+    """A working directory that is gone is an empty, finished index, not an error."""
     index = FileIndex(tmp_path / "gone").walk()
     assert index.entries() == [] and index.done.is_set()
 
