@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -218,6 +219,19 @@ def attachments(text: str) -> list[Attachment]:
     """The blocks `expand` attached to a message, read back (for a call's provenance)."""
     return [Attachment(m.group(1), m.group(2), m.group(3) or "", m.group(0))
             for m in _BLOCK.finditer(text)]
+
+
+def shown_text(text: str) -> str:
+    """A sent message as the chat shows it again: what was typed, then one line naming what
+    was attached (the files' text is the model's, not the chat's)."""
+    found = attachments(text)
+    return f"{typed_text(text)}\n\n{attached_line(found)}" if found else text
+
+
+def attached_line(found: Sequence[Attachment]) -> str:
+    """attached: README.md (2 lines) · src/ (4 entries)"""
+    return "attached: " + " · ".join(
+        f"{a.name}{'/' if a.kind == 'folder' else ''} ({a.detail})" for a in found)
 
 
 def typed_text(text: str) -> str:

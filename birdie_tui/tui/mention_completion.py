@@ -13,7 +13,7 @@ import asyncio
 import os
 from typing import TYPE_CHECKING
 
-from birdie_tui.mentions.attach import expand
+from birdie_tui.mentions.attach import attached_line, expand
 from birdie_tui.mentions.fuzzy import Matcher
 from birdie_tui.mentions.index import FileIndex
 from birdie_tui.tui.widgets.mention_list import Choice, MentionList
@@ -124,6 +124,7 @@ class MentionCompletion:
         if "@" not in text:
             return text
         expanded = await asyncio.to_thread(expand, text, working_dir())
-        for note in expanded.notes:
+        said = [attached_line(expanded.attachments)] if expanded.attachments else []
+        for note in [*said, *expanded.notes]:
             self.screen.chat.add_notice(note, markdown=False)
         return expanded.text

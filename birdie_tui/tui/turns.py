@@ -29,6 +29,7 @@ from birdie_tui.events import (
     TurnEvent,
 )
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
+from birdie_tui.mentions.attach import typed_text
 from birdie_tui.text import one_line
 from birdie_tui.tui import notify
 from birdie_tui.tui.messages import EngineEvent
@@ -173,7 +174,7 @@ class TurnRunner:
         """The transcript without what this (still running) turn added: `replay` shows it."""
         if self.text:
             for index in range(len(items) - 1, -1, -1):
-                if items[index].role == "user" and items[index].content == self.text:
+                if items[index].role == "user" and typed_text(items[index].content) == self.text:
                     return items[:index]
         return items
 

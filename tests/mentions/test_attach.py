@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from birdie_tui.mentions import attach
-from birdie_tui.mentions.attach import attachments, expand, mentions_in, typed_text
+from birdie_tui.mentions.attach import attachments, expand, mentions_in, shown_text, typed_text
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -127,3 +127,13 @@ def test_an_empty_file_and_a_range_past_its_end(tmp_path):
     assert expand("@empty.txt", tmp_path).attachments[0].detail == "empty"
     assert expand("@short.txt:9-12", tmp_path).attachments[0].detail == \
         "no line 9: the file has 2"
+
+
+def test_a_sent_message_is_shown_again_as_typed_with_what_it_attached(tmp_path):
+    """The chat replays what the user typed and one line naming the attachments, not the
+    files' text."""
+    write(tmp_path, "a.txt", "secret body\n")
+    (tmp_path / "d").mkdir()
+    sent = expand("see @a.txt and @d", tmp_path).text
+    assert shown_text(sent) == "see @a.txt and @d\n\nattached: a.txt (1 line) · d/ (0 entries)"
+    assert shown_text("plain") == "plain"

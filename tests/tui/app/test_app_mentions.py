@@ -76,6 +76,8 @@ async def test_typing_a_mention_tab_and_send_attaches_the_file(make_app, workdir
         transcript = await app.birdie.transcript()
         asked = next(item for item in transcript if item.role == "user")
         assert "1  # Project\n2  Hello from the readme." in asked.content
+        notes = [str(n.render()) for n in app.query(Notice)]
+        assert "attached: README.md (2 lines)" in notes, notes
 
 
 async def test_arrows_move_esc_closes_and_a_folder_lists_its_entries(make_app, workdir):
