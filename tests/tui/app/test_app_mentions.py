@@ -137,3 +137,17 @@ async def test_a_binary_file_is_refused_in_the_chat_and_the_message_still_goes(m
         notes = [str(n.render()) for n in app.query(Notice)]
         assert any("@logo.png:1 not attached: it is a binary file." in n for n in notes), notes
         assert app.birdie.status().turns == 1
+
+
+async def test_skills_are_offered_before_files(make_app, workdir):
+    """An enabled skill whose name matches is listed first, marked as a skill; choosing it
+    puts its name in (nothing is attached for it: it is no file)."""
+    (workdir / "sshd.conf").write_text("Port 22\n")
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_ready(pilot, app)
+        await type_text(pilot, "@ssh")
+        popup = await wait_list(pilot, app, "ssh")
+        assert popup.choices[:2] == [("ssh", "skill"), ("sshd.conf", "file")]
+        await pilot.press("tab")
+        assert app.query_one(Composer).text == "@ssh "
