@@ -160,7 +160,7 @@ def _recorded_view(engine: Engine, record: CallContext, memory: list[str]) -> In
             rows.append(InjectionRow(seg.name, reason, seg.tokens,
                                      (skill.body or "").strip() if skill is not None else ""))
     catalog = next((s.tokens for s in record.segments if s.kind == "catalog"), 0)
-    prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history"))
+    prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history", "mention"))
     return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=tuple(rows),
                          memory=tuple(memory), context=record)
 

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from birdie_tui.mentions.attach import shown_text
 from birdie_tui.service.rows import TranscriptItem
 from birdie_tui.tui.widgets.chat.agent_block import AGENT_OUTPUT_MODES, AgentBlock
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
@@ -182,7 +183,7 @@ class ChatLog(VerticalScroll):
         replies_left = sum(1 for item in items if _is_reply(item))
         for item in items:
             if item.role == "user":
-                widgets.append(UserMessage(item.content))
+                widgets.append(UserMessage(shown_text(item.content)))
             elif item.role == "assistant":
                 if _is_reply(item):
                     replies_left -= 1
