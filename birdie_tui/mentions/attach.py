@@ -32,6 +32,7 @@ MAX_MENTIONS = 20
 _SNIFF = 8192  # bytes read to tell a binary file (a NUL byte, or not UTF-8)
 
 MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|([^\s"]+))')
+_FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _RANGE = re.compile(r"^(.+?):(\d+)(?:-(\d+))?$")
 _TRAILING = ".,;:!?)]}'"  # "see @README.md." — the sentence's stop is not the path's
 # The header of an attached block and its fence (read back by `attachments`).
@@ -67,8 +68,9 @@ class _Found:
 
 
 def mentions_in(text: str) -> list[str]:
-    """Every @-mention as typed (without "@"), in order."""
-    return [quoted or bare for quoted, bare in MENTION.findall(text)]
+    """Every @-mention as typed (without "@"), in order; none inside a fenced code block (a
+    quote of code or output, e.g. a `!command`'s, is not a request to attach)."""
+    return [quoted or bare for quoted, bare in MENTION.findall(_FENCED.sub("", text))]
 
 
 def expand(text: str, root: str | os.PathLike[str]) -> Expanded:

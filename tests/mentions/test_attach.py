@@ -137,3 +137,13 @@ def test_a_sent_message_is_shown_again_as_typed_with_what_it_attached(tmp_path):
     sent = expand("see @a.txt and @d", tmp_path).text
     assert shown_text(sent) == "see @a.txt and @d\n\nattached: a.txt (1 line) · d/ (0 entries)"
     assert shown_text("plain") == "plain"
+
+
+def test_a_mention_inside_a_fenced_block_is_quoted_not_attached():
+    """A fenced block quotes code or output (a `!command`'s sent with the message): an @-word
+    in it is not a request to attach that path."""
+    from birdie_tui.mentions.attach import mentions_in
+
+    text = "I ran `ls`:\n```\n@types/node\n```\n\nnow read @notes.md"
+    assert mentions_in(text) == ["notes.md"]
+    assert mentions_in("````\n```\n@inner\n```\n````\n@outer") == ["outer"]
