@@ -147,15 +147,25 @@ def fork_meta(source: SessionMeta, blank: SessionMeta, kept: Sequence[BaseMessag
     for key in FORK_KEYS:
         if key in source.extra:
             blank.extra[key] = copy.deepcopy(source.extra[key])
-    blank.turns, blank.cost_usd = turns, 0.0
-    blank.token_log = [{"input": 0, "output": 0} for _ in range(turns)][-TOKEN_LOG_LIMIT:]
-    blank.turn_costs = [{"turn": n, "model": f"copied from {source.id}", "input": 0,
-                         "cached": 0, "output": 0, "cost": 0.0}
-                        for n in range(1, turns + 1)][-TOKEN_LOG_LIMIT:]
-    blank.counted = {"through": through, "turns": turns}
     blank.extra[FORKED_KEY] = {"session": source.id, "through": through, "turns": turns,
                                "at": number}
-    return blank
+    return copied_counts(blank, blank.extra[FORKED_KEY])
+
+
+def copied_counts(meta: SessionMeta, forked: Any) -> SessionMeta:
+    """`meta` counted as a fork (`forked`: its `forked_from` record) starts: the copied turns
+    are turns, with no tokens and a `/cost` record saying where they came from, and counting
+    goes on after the last copied message."""
+    if not isinstance(forked, dict):
+        return meta
+    turns = int(forked.get("turns") or 0)
+    meta.turns, meta.cost_usd = turns, 0.0
+    meta.token_log = [{"input": 0, "output": 0} for _ in range(turns)][-TOKEN_LOG_LIMIT:]
+    meta.turn_costs = [{"turn": n, "model": f"copied from {forked.get('session')}",
+                        "input": 0, "cached": 0, "output": 0, "cost": 0.0}
+                       for n in range(1, turns + 1)][-TOKEN_LOG_LIMIT:]
+    meta.counted = {"through": forked.get("through"), "turns": turns}
+    return meta
 
 
 def rewound_counts(disk: SessionMeta, through: str | None, kept_turns: int,
@@ -255,5 +265,5 @@ class Rewinder:
         return dict(state.values or {}) if state else {}
 
 
-__all__ = ["FORKED_KEY", "REWOUND_KEY", "Rewinder", "cut_at", "fork_meta",
+__all__ = ["FORKED_KEY", "REWOUND_KEY", "Rewinder", "copied_counts", "cut_at", "fork_meta",
            "own_usage", "rewound_after", "rewound_counts", "summary_values", "user_positions"]
