@@ -28,16 +28,26 @@ if TYPE_CHECKING:
 
 
 def counted_history(thread_id: str, messages: Sequence[Any], *, price: Price | None,
-                    model: str) -> SessionMeta:
+                    model: str, forked: Any = None, rewound: Any = None) -> SessionMeta:
     """The counts of a thread's history, as a session file would hold them after the local
     engine counted every step of it (each user message a turn, each AI message's usage a
-    call priced at `price`)."""
+    call priced at `price`). A fork (`forked`, its `forked_from` metadata) counts from after
+    its copied part; what rewinds dropped (`rewound`, the state's channel) stays spent."""
     from birdie_tui.agent.accounting import settle
+    from birdie_tui.agent.ledger import call_cost
+    from birdie_tui.agent.rewind import copied_counts
     from birdie_tui.store.session_meta import SessionMeta
 
-    meta = SessionMeta(id=thread_id, user_id="", cost_usd=0.0,
-                       counted={"through": None, "turns": 0})
+    meta = copied_counts(SessionMeta(id=thread_id, user_id="", cost_usd=0.0,
+                                     counted={"through": None, "turns": 0}), forked)
     settle(meta, messages, price=price, model=model)
+    gone = rewound if isinstance(rewound, dict) else {}
+    spent_in, spent_out = int(gone.get("input") or 0), int(gone.get("output") or 0)
+    if spent_in or spent_out:
+        meta.input_tokens += spent_in
+        meta.output_tokens += spent_out
+        cost = call_cost(price, spent_in, spent_out, 0)
+        meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
     return meta
 
 
@@ -51,6 +61,7 @@ class RemoteThread:
         self.doc: dict[str, Any] = {}  # the thread as last read or written (dates, metadata)
         self.messages: list[Any] = []
         self.summary = ""  # the rolling compaction summary
+        self.rewound: dict[str, Any] = {}  # what rewinds dropped (agent/rewind.py)
         self.counted: SessionMeta = counted_history(self.id, (), price=None, model="")
         self.ledger = Ledger()  # the running (or last) turn's calls
         self.last_injected: SkillsInjected | None = None
@@ -71,7 +82,11 @@ class RemoteThread:
         state = values if isinstance(values, dict) else {}
         self.messages = to_messages(state.get("messages"))
         self.summary = str(state.get("summary") or "")
-        self.counted = counted_history(self.id, self.messages, price=price, model=model)
+        rewound = state.get("rewound")
+        self.rewound = rewound if isinstance(rewound, dict) else {}
+        self.counted = counted_history(self.id, self.messages, price=price, model=model,
+                                       forked=self.meta.get("forked_from"),
+                                       rewound=self.rewound)
         self.ledger.show_history(self.messages)
 
     @property
