@@ -36,6 +36,7 @@ async def three_turns(pilot, app) -> str:
 
 
 async def test_rewind_n_puts_the_message_back_and_shows_the_shorter_history(any_app):
+    """`/rewind 2` typed: the chat shows turn 1 only, the composer holds message 2, the counts follow; sent again it is message 2."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -52,6 +53,7 @@ async def test_rewind_n_puts_the_message_back_and_shows_the_shorter_history(any_
 
 
 async def test_fork_n_opens_a_copy_and_leaves_the_original(any_app):
+    """`/fork 3` opens a fork with turns 1-2 and message 3 in the composer; the original keeps its 3 turns; `/fork 1` is empty."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -69,6 +71,7 @@ async def test_fork_n_opens_a_copy_and_leaves_the_original(any_app):
 
 
 async def test_bad_numbers_are_said_in_one_line(any_app):
+    """A number past the last message is said in the chat; a word is a usage hint; nothing changes."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await three_turns(pilot, app)
@@ -80,6 +83,7 @@ async def test_bad_numbers_are_said_in_one_line(any_app):
 
 
 async def test_esc_esc_opens_the_picker_enter_rewinds(any_app):
+    """Esc Esc in an empty composer opens the picker, newest first; ↓ Enter rewinds to before message 2."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -93,6 +97,7 @@ async def test_esc_esc_opens_the_picker_enter_rewinds(any_app):
 
 
 async def test_the_picker_forks_with_f_and_closes_with_esc(any_app):
+    """Esc closes the picker; two Esc far apart open nothing; f forks from the highlighted message."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -117,6 +122,7 @@ async def test_the_picker_forks_with_f_and_closes_with_esc(any_app):
 
 
 async def test_esc_esc_with_text_in_the_composer_opens_nothing(any_app):
+    """With text in the composer, Esc Esc opens no picker and keeps the text."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await three_turns(pilot, app)
@@ -128,6 +134,7 @@ async def test_esc_esc_with_text_in_the_composer_opens_nothing(any_app):
 
 
 async def test_the_palette_and_help_name_rewind_and_fork():
+    """The palette has the two entries; /help lists /rewind and the Esc Esc key."""
     from birdie_tui.tui.cmds import help_markdown, palette_entries
 
     entries = palette_entries(started=True)
