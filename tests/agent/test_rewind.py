@@ -36,7 +36,8 @@ def _on_disk(engine, session_id: str) -> dict:
 
 
 async def test_rewind_cuts_at_the_message_and_keeps_every_token_spent(engine):
-    """Rewind 2 of 3: the history keeps turn 1 only, valid; turns follow it, the totals keep every call, the next turn's entry takes the carry, /cost marks the dropped turns retried."""
+    """Rewind 2 of 3: the history keeps turn 1 only, valid; turns follow it, the totals keep every
+    call, the next turn's entry takes the carry, /cost marks the dropped turns retried."""
     await _turns(engine, TOOL % "one", TOOL % "two", "three")
     before = await engine.messages()
     spent = history_tokens(before)
@@ -110,7 +111,8 @@ async def test_rewind_refuses_numbers_history_does_not_show(engine):
 
 
 async def test_fork_copies_the_history_before_the_message_and_counts_only_its_own(engine):
-    """A fork holds the history before the message, the original untouched; its copied turns carry no tokens, its own turns count."""
+    """A fork holds the history before the message, the original untouched; its copied turns carry
+    no tokens, its own turns count."""
     await _turns(engine, TOOL % "one", "two", "three")
     source = engine.session
     source.title = "planning"
@@ -145,7 +147,8 @@ async def test_fork_copies_the_history_before_the_message_and_counts_only_its_ow
 
 
 async def test_a_rewind_into_a_forks_copied_part_keeps_the_originals_tokens_out(engine):
-    """A fork rewound into its copied part records only its own calls as spent, and counts new turns again."""
+    """A fork rewound into its copied part records only its own calls as spent, and counts new
+    turns again."""
     await _turns(engine, "one", "two", "three")
     fork = await engine.fork(3)
     await engine.open_session(fork.id)
@@ -171,7 +174,8 @@ async def test_fork_of_the_first_message_is_an_empty_session(engine):
 
 
 async def test_a_cut_inside_the_summarised_part_drops_the_summary(engine):
-    """A cut after the summarised part keeps the compaction summary; one inside it drops it, in the session and in a fork."""
+    """A cut after the summarised part keeps the compaction summary; one inside it drops it, in the
+    session and in a fork."""
     await _turns(engine, *(f"turn {n}" for n in range(1, 7)))
     done = await engine.compact()
     assert done is not None and await engine.rolling_summary()
@@ -187,7 +191,8 @@ async def test_a_cut_inside_the_summarised_part_drops_the_summary(engine):
 
 
 async def test_the_rewound_channel_is_bounded(engine, monkeypatch):
-    """The rewound channel keeps the last rewinds, each text capped, and counts the older ones and every token."""
+    """The rewound channel keeps the last rewinds, each text capped, and counts the older ones and
+    every token."""
     import birdie_tui.agent.rewind as rewind
 
     monkeypatch.setattr(rewind, "REWOUND_KEPT", 2)

@@ -39,7 +39,8 @@ async def _turns(door, *texts: str) -> None:
 
 
 async def test_rewind_and_fork_on_a_server_thread(door):
-    """Over --server: fork then rewind, the counts of each thread its own, the export shows the rewound part, turns go on; rewinding message 1 empties the thread."""
+    """Over --server: fork then rewind, the counts of each thread its own, the export shows the
+    rewound part, turns go on; rewinding message 1 empties the thread."""
     with pytest.raises(BirdieError, match="nothing to rewind"):
         await door.rewind()
     await _turns(door, ECHO % "one", "two", ECHO % "three")

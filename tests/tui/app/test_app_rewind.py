@@ -36,7 +36,8 @@ async def three_turns(pilot, app) -> str:
 
 
 async def test_rewind_n_puts_the_message_back_and_shows_the_shorter_history(any_app):
-    """`/rewind 2` typed: the chat shows turn 1 only, the composer holds message 2, the counts follow; sent again it is message 2."""
+    """`/rewind 2` typed: the chat shows turn 1 only, the composer holds message 2, the counts
+    follow; sent again it is message 2."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -53,7 +54,8 @@ async def test_rewind_n_puts_the_message_back_and_shows_the_shorter_history(any_
 
 
 async def test_fork_n_opens_a_copy_and_leaves_the_original(any_app):
-    """`/fork 3` opens a fork with turns 1-2 and message 3 in the composer; the original keeps its 3 turns; `/fork 1` is empty."""
+    """`/fork 3` opens a fork with turns 1-2 and message 3 in the composer; the original keeps its
+    3 turns; `/fork 1` is empty."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -71,7 +73,8 @@ async def test_fork_n_opens_a_copy_and_leaves_the_original(any_app):
 
 
 async def test_bad_numbers_are_said_in_one_line(any_app):
-    """A number past the last message is said in the chat; a word is a usage hint; nothing changes."""
+    """A number past the last message is said in the chat; a word is a usage hint; nothing
+    changes."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await three_turns(pilot, app)
@@ -83,7 +86,8 @@ async def test_bad_numbers_are_said_in_one_line(any_app):
 
 
 async def test_esc_esc_opens_the_picker_enter_rewinds(any_app):
-    """Esc Esc in an empty composer opens the picker, newest first; ↓ Enter rewinds to before message 2."""
+    """Esc Esc in an empty composer opens the picker, newest first; ↓ Enter rewinds to before
+    message 2."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
@@ -97,7 +101,8 @@ async def test_esc_esc_opens_the_picker_enter_rewinds(any_app):
 
 
 async def test_the_picker_forks_with_f_and_closes_with_esc(any_app):
-    """Esc closes the picker; two Esc far apart open nothing; f forks from the highlighted message."""
+    """Esc closes the picker; two Esc far apart open nothing; f forks from the highlighted
+    message."""
     app = any_app()
     async with app.run_test(size=(160, 40)) as pilot:
         sid = await three_turns(pilot, app)
