@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AgentRow", "AgentRunRow", "BrokenAgentFile", "BrokenSkillFile", "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "SkillRow",
+__all__ = ["AgentRow", "AgentRunRow", "BrokenAgentFile", "ShellRun", "BrokenSkillFile", "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "SkillRow",
            "ToolRow", "broken_files", "mcp_row", "skill_rows"]
 
 
@@ -63,6 +63,16 @@ class AgentRunRow:
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
+
+
+@dataclass(frozen=True)
+class ShellRun:
+    """A command the user typed (`!command`) and what it gave."""
+
+    command: str
+    output: str
+    error: bool
+    refused: str = ""  # why it did not run ("" : it ran)
 
 
 @dataclass(frozen=True)

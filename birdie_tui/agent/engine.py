@@ -43,6 +43,7 @@ from birdie_tui.agent.options import EngineError, EngineOptions, default_skill_d
 from birdie_tui.agent.provenance import CallContext
 from birdie_tui.agent.rewind import Rewinder
 from birdie_tui.agent.session_book import SessionBook
+from birdie_tui.agent.shell_line import ShellLine, run_shell_line
 from birdie_tui.agent.session_history import INTERRUPTED_MARK, SessionHistory
 from birdie_tui.agent.session_state import SessionState
 from birdie_tui.agent.turn_loop import TurnLoop, TurnParts
@@ -296,6 +297,12 @@ class Engine:
 
     async def auto_compact(self) -> Compaction | None:
         return await self.compactor.auto_compact()
+
+    async def run_shell(self, command: str) -> ShellLine:
+        """A command the user typed (`!command`): run now, under the session's rules."""
+        return await run_shell_line(command, policy=self.approvals.policy(),
+                                    timeout=self.host.options.tool_timeout,
+                                    max_call_timeout=self.settings.tool_max_timeout)
 
     async def contexts(self, session_id: str | None = None) -> list[CallContext]:
         return await self.compactor.contexts(session_id)

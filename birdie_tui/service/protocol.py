@@ -23,6 +23,7 @@ from birdie_tui.service.rows import (
     AgentRunRow,
     BrokenAgentFile,
     BrokenSkillFile,
+    ShellRun,
     InjectionView,
     McpRow,
     McpServerSpec,
@@ -157,6 +158,9 @@ class Birdie(Protocol):
     def tool_call_limit(self) -> int | None: ...  # per turn; None: no limit
     def set_tool_call_limit(self, limit: int | None) -> int | None: ...
     def working_dir(self) -> str: ...  # where tools run
+    # `!command`: run a command the user typed, without a model call, under the session's
+    # rules (a deny rule or the read-only mode refuses it).
+    async def run_shell(self, command: str) -> ShellRun: ...
     def change_dir(self, path: str) -> str: ...  # ~ expanded, relative to working_dir()
 
     # -------------------------------------------------------------- what the model sees

@@ -14,14 +14,14 @@ from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.agent.ledger import AgentSpend, CallUsage, CostReport, TokenLedger, TurnCost
 from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
 # The catalog's rows live in a leaf the server shares (it does not import the door).
-from birdie_tui.catalog import (AgentRow, AgentRunRow, BrokenAgentFile, BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
+from birdie_tui.catalog import (AgentRow, AgentRunRow, BrokenAgentFile, ShellRun, BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
                                 SkillRow, ToolRow)
 # The modes' one spelling, for front ends (which import nothing of the core but the door).
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, LoadingMode
 
 __all__ = [
     "APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode",
-    "AgentRow", "AgentRunRow", "AgentSpend", "ApprovalAnswer", "ApprovalRequest", "BrokenAgentFile",
+    "AgentRow", "AgentRunRow", "AgentSpend", "ShellRun", "ApprovalAnswer", "ApprovalRequest", "BrokenAgentFile",
     "BrokenSkillFile", "CallContext", "CallUsage",
     "CompactionRow", "ContextChange", "CostReport", "TurnCost",
     "InjectionRow", "Segment", "compare", "InjectionView", "McpRow", "McpServerSpec",

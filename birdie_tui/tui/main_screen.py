@@ -10,6 +10,8 @@ from it, and printable keys that reach another focused widget are moved to it, i
 
 from __future__ import annotations
 
+import uuid
+
 import logging
 from typing import TYPE_CHECKING, Any, Never
 
@@ -58,6 +60,8 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.attach_bar import AttachBar, Attached
+from birdie_tui.tui.widgets.queue_bar import QueueBar
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
@@ -122,6 +126,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
                 yield ChatLog(id="chat")
+                yield AttachBar(id="attached")
+                yield QueueBar(id="queue")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
                 yield Static("", id="composer-hint", markup=False)
             with TabbedContent(id="panels"):
@@ -134,6 +140,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
         composer.set_commands(completions())
+        composer.take_queued = self.query_one(QueueBar).take_last  # ↑ in an empty composer
         composer.focus()
         self.apply_width(self.app.size.width)
         if self.birdie is None:
@@ -279,6 +286,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.chat.follow()
         if text.startswith("/"):
             self.run_line(text)
+        elif text.startswith("!") and text[1:].strip() and self.birdie is not None:
+            self.run_worker(self._shell(text[1:].strip()), group="shell", exit_on_error=False)
         elif self.birdie is None:
             self.pending.append(text)
             self.chat.add_user(text)
@@ -287,14 +296,45 @@ class MainScreen(ScreenActions, SettledScreen[None]):
                 "ctrl+n or /retry tries to start it again." if self.app.boot_failed else
                 "Starting up — your message will be sent as soon as Birdie is ready.")
         elif self.turns.running:
-            self.query_one(Composer).load_text(text)  # keep what they typed
-            self.notify("Birdie is still answering — Esc cancels the running turn.",
-                        severity="warning")
+            # Sent when the turn ends; Esc cancels the turn, not this.
+            self.query_one(QueueBar).add(self.birdie.status().session_id, text)
         elif too_big := self.birdie.check_message(text):
             self.query_one(Composer).load_text(text)  # not sent: nothing typed is lost
             self.chat.add_error(too_big)
         else:
             self.start_turn(text)
+
+    async def _shell(self, command: str) -> None:
+        """`!command`: run now, shown as a tool block; its output goes with the next message."""
+        assert self.birdie is not None
+        call_id = f"shell-{uuid.uuid4().hex[:12]}"
+        self.chat.add_tool_call(call_id, "!", {"command": command})
+        try:
+            run = await self.birdie.run_shell(command)
+        except Exception as exc:  # noqa: BLE001 - a door that cannot run it says why
+            self.chat.finish_tool(call_id, one_line(exc), True)
+            return
+        self.chat.finish_tool(call_id, run.output, run.error)
+        if not run.refused:
+            self.query_one(AttachBar).add(Attached(command, run.output, run.error))
+
+    def action_attach_drop(self, index: int) -> None:
+        self.query_one(AttachBar).drop(index)
+
+    def send_queued(self) -> None:
+        """The shown session's next queued message, once no turn runs in it."""
+        if self.birdie is None:
+            return
+        queue = self.query_one(QueueBar)
+        queue.show_for(self.birdie.status().session_id)
+        if self.turns.running:
+            return
+        text = queue.take_first()
+        if text is not None:
+            self.submit(text)
+
+    def action_queue_drop(self, index: int) -> None:
+        self.query_one(QueueBar).drop(index)
 
     def send_pending(self) -> None:
         """What the user sent before Birdie was running, in order."""
@@ -323,7 +363,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             self.chat.add_error(f"{typed}: {one_line(exc, as_is=(self.app.birdie_error,))}")
 
     def start_turn(self, text: str) -> None:
-        self.turns.start(text)
+        attached = self.query_one(AttachBar).take_all()
+        self.turns.start(f"{attached}\n\n{text}" if attached else text)
 
     @property
     def turn_running(self) -> bool:

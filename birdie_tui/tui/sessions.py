@@ -200,6 +200,7 @@ class SessionControl:
         screen.show_status()
         self.watch_others()
         await screen.turns.ask_pending()
+        screen.send_queued()  # its own queue: what was typed while its turn ran
 
     def reload_contexts(self) -> None:
         """The session's call records as saved, into the context panel: one door call, at a

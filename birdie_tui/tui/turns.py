@@ -143,6 +143,8 @@ class TurnRunner:
         screen.call_later(screen.show_status, False)  # after the turn's own events
         if not clean:  # cancelled, failed or left pending: the saved records are the truth
             screen.call_later(screen.sessions.reload_contexts)
+        if not left:  # a message typed meanwhile goes now (not over a question left open)
+            screen.call_later(screen.send_queued)
 
     def _tell_end(self, done: bool) -> None:
         what = "the turn finished" if done else "the turn failed"

@@ -41,7 +41,7 @@ from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval
     loading_mode_of
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
 from birdie_tui.workspace import Workspace
-from birdie_tui.service.rows import (AgentRow, AgentRunRow, BrokenAgentFile,
+from birdie_tui.service.rows import (AgentRow, AgentRunRow, BrokenAgentFile, ShellRun,
                                      ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CallUsage, CompactionRow, CostReport,
                                      InjectionView, McpRow, McpServerSpec, MemoryNote,
@@ -671,6 +671,15 @@ class FakeDoor:
     def change_dir(self, path: str) -> str:
         self._cwd = path if path.startswith("/") else f"{self._cwd.rstrip('/')}/{path}"
         return self._cwd
+
+    async def run_shell(self, command: str) -> ShellRun:
+        """What `!command` runs: here only `echo`, refused in read-only mode as the engine does."""
+        if self._mode == "read-only":
+            why = "read-only mode: tools that need approval do not run"
+            return ShellRun(command, f"Not run: {why}.", True, why)
+        if command.startswith("echo "):
+            return ShellRun(command, command[5:] + "\n", False)
+        return ShellRun(command, f"bash: {command.split()[0]}: command not found", True)
 
     # -------------------------------------------------------------- what the model sees
     async def contexts(self) -> list[CallContext]:

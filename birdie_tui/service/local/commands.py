@@ -16,7 +16,7 @@ from birdie_tui.events import ChangeEvent, SessionOpened, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import BirdieError
-from birdie_tui.service.rows import CostReport, NewSkill, UserTurn
+from birdie_tui.service.rows import CostReport, NewSkill, ShellRun, UserTurn
 
 if TYPE_CHECKING:
     from birdie_tui.agent.engine import Engine
@@ -156,6 +156,11 @@ class LocalCommands(OnDesk):
         except OSError:
             raise BirdieError("the working directory no longer exists — /cd to another "
                               "one") from None
+
+    async def run_shell(self, command: str) -> ShellRun:
+        line = await self._shown.run_shell(command)
+        return ShellRun(command=line.command, output=line.output, error=line.error,
+                        refused=line.refused)
 
     def change_dir(self, path: str) -> str:
         """Make `path` (`~` expanded, relative to the working directory) the working

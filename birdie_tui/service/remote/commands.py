@@ -39,6 +39,7 @@ from birdie_tui.service.rows import (
     AgentRunRow,
     BrokenAgentFile,
     BrokenSkillFile,
+    ShellRun,
     CallContext,
     CompactionRow,
     CostReport,
@@ -255,6 +256,9 @@ class RemoteCommands:
 
     def change_dir(self, path: str) -> str:
         raise local_only("/cd", "tools run in the server's working directory")
+
+    async def run_shell(self, command: str) -> ShellRun:
+        raise local_only("!command", "tools run on the server")
 
     # ------------------------------------------------------------------ what the model sees
     async def contexts(self) -> list[CallContext]:

@@ -1,4 +1,5 @@
-"""The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands.
+"""The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands,
+ctrl+x ctrl+e (or F4) writes the message in $VISUAL / $EDITOR (`tui/editor.py`).
 
 Keys are plain (non-priority) bindings with ids, and the composer runs them itself as each key
 arrives (`_run_own_binding`), so a burst (fast typing, a paste, tmux) lands in order: a priority
@@ -17,6 +18,7 @@ toast, and loses nothing: the text stays in the composer.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from textual import events
 from textual.actions import SkipAction
@@ -56,6 +58,8 @@ class Composer(TextArea):
         Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False),
         Binding("down", "history_next", "Next", id="composer.history_next", show=False),
         Binding("tab", "complete", "Complete", id="composer.complete", show=False),
+        # Also the readline chord ctrl+x ctrl+e (see `_chord`).
+        Binding("f4", "external_editor", "Editor", id="composer.editor", show=False),
         # PageUp/PageDown scroll the conversation (the app's bindings), not this small box.
         Binding("pageup,pagedown", "pass_to_app", show=False, id="composer.pass_page"),
     ]
@@ -104,14 +108,58 @@ class Composer(TextArea):
         self._cycle_text: str | None = None  # the text the last completion put in
         self.current_hint = ""
         self._keymapped: tuple[object, BindingsMap] | None = None  # (keymap, bindings)
+        # ↑ in an empty composer first takes back a message queued while a turn runs.
+        self.take_queued: Callable[[], str | None] = lambda: None
+        # The text just before a ctrl+x (the chord ctrl+x ctrl+e puts it back).
+        self._before_cut: tuple[str, tuple[int, int]] | None = None
 
     # -- sending ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._chord(event):
+            return
         # Enter too: TextArea would insert a newline for it before any binding is looked at.
         if await self._run_own_binding(event):
             return
         await super()._on_key(event)
+
+    def _chord(self, event: events.Key) -> bool:
+        """ctrl+x ctrl+e opens the editor, as in a shell. ctrl+x keeps cutting (the line, with
+        nothing selected): the ctrl+e that follows puts back what it cut, then opens."""
+        before, self._before_cut = self._before_cut, None
+        if event.key == "ctrl+x":
+            self._before_cut = (self.text, self.cursor_location)
+            return False
+        if event.key != "ctrl+e" or before is None:
+            return False
+        self.load_text(before[0])
+        self.move_cursor(before[1])
+        event.stop()
+        event.prevent_default()
+        self.action_external_editor()
+        return True
+
+    def action_external_editor(self) -> None:
+        """The message in $VISUAL / $EDITOR; the app steps aside until it exits."""
+        from textual.app import SuspendNotSupported
+
+        from birdie_tui.tui.editor import edit_text, editor_command
+
+        command = editor_command()
+        if command is None:
+            self.notify("No editor: set $VISUAL or $EDITOR.", severity="warning")
+            return
+        try:
+            with self.app.suspend():
+                text, problem = edit_text(self.full_text, command)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand the screen to an editor.",
+                        severity="warning")
+            return
+        if text is None:
+            self.notify(problem, severity="warning")
+            return
+        self._show(text, at_end=True)
 
     async def _run_own_binding(self, event: events.Key) -> bool:
         """Run this widget's binding for `event` now, in key order.
@@ -237,6 +285,9 @@ class Composer(TextArea):
             total -= len(self.input_history.pop(0))
 
     def action_history_previous(self) -> None:
+        if not self.text and (queued := self.take_queued()) is not None:
+            self._show(queued, at_end=True)
+            return
         if not self.cursor_at_first_line or not self.input_history:
             self.action_cursor_up()  # our "up" binding hides TextArea's
             return

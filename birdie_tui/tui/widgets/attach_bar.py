@@ -1,0 +1,67 @@
+"""What goes with the next message: the output of each `!command` run since the last one,
+listed above the composer (`✕` drops one). Sent, each becomes a fenced block before the
+message's text, so the model reads what the user saw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from birdie_tui.screen_text import literal
+from birdie_tui.text import counted
+
+LIMIT = 16 * 1024  # characters of one output sent with a message (its tail beyond it is cut)
+
+
+@dataclass(frozen=True)
+class Attached:
+    command: str
+    output: str
+    error: bool
+
+    def block(self) -> str:
+        text = self.output if len(self.output) <= LIMIT else (
+            self.output[:LIMIT] + f"\n… ({len(self.output) - LIMIT:,} more characters not sent)")
+        fence = "````" if "```" in text else "```"
+        state = "failed" if self.error else "ran"
+        return f"I {state} `{self.command}` in the terminal; its output:\n{fence}\n{text.rstrip()}\n{fence}"
+
+
+class AttachBar(Vertical):
+    DEFAULT_CSS = """
+    AttachBar { height: auto; max-height: 4; display: none; padding: 0 1; }
+    AttachBar.-some { display: block; }
+    AttachBar > Static { height: 1; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[Attached] = []
+
+    def add(self, entry: Attached) -> None:
+        self.entries.append(entry)
+        self._show()
+
+    def drop(self, index: int) -> None:
+        if 0 <= index < len(self.entries):
+            del self.entries[index]
+            self._show()
+
+    def take_all(self) -> str:
+        """The blocks to send before the next message (and the bar emptied)."""
+        blocks, self.entries = [e.block() for e in self.entries], []
+        self._show()
+        return "\n\n".join(blocks)
+
+    def _show(self) -> None:
+        self.remove_children()
+        self.set_class(bool(self.entries), "-some")
+        for index, entry in enumerate(self.entries):
+            lines = counted(len(entry.output.splitlines()), "line")
+            self.mount(Static(Content.assemble(
+                Content.from_markup(f"[@click=screen.attach_drop({index})]✕[/]"),
+                (" with your next message  ", "bold"), "!", literal(entry.command),
+                f"  ({lines})")))
