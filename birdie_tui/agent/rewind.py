@@ -39,7 +39,7 @@ from birdie_tui.agent.approvals import APPROVAL_RULES, APPROVED_SKILLS
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.host import AgentHost
-from birdie_tui.agent.ledger import agent_usage, usage_of
+from birdie_tui.agent.ledger import Price, agent_usage, call_cost, usage_of
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.provenance import history_records
 from birdie_tui.agent.session_history import SessionHistory
@@ -168,6 +168,19 @@ def copied_counts(meta: SessionMeta, forked: Any) -> SessionMeta:
     return meta
 
 
+def add_rewound(meta: SessionMeta, rewound: Any, price: Price | None) -> SessionMeta:
+    """Counts made from a history alone (a server's thread) with what its rewinds dropped
+    added back to the totals, priced at `price`: spent is spent."""
+    gone = rewound if isinstance(rewound, dict) else {}
+    spent_in, spent_out = int(gone.get("input") or 0), int(gone.get("output") or 0)
+    if spent_in or spent_out:
+        meta.input_tokens += spent_in
+        meta.output_tokens += spent_out
+        cost = call_cost(price, spent_in, spent_out, 0)
+        meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
+    return meta
+
+
 def rewound_counts(disk: SessionMeta, through: str | None, kept_turns: int,
                    kept: Sequence[BaseMessage]) -> bool | None:
     """The session file after a rewind (a `SessionStore.update` change): turns taken back to
@@ -265,5 +278,5 @@ class Rewinder:
         return dict(state.values or {}) if state else {}
 
 
-__all__ = ["FORKED_KEY", "REWOUND_KEY", "Rewinder", "copied_counts", "cut_at", "fork_meta",
+__all__ = ["FORKED_KEY", "REWOUND_KEY", "Rewinder", "add_rewound", "copied_counts", "cut_at", "fork_meta",
            "own_usage", "rewound_after", "rewound_counts", "summary_values", "user_positions"]

@@ -34,21 +34,13 @@ def counted_history(thread_id: str, messages: Sequence[Any], *, price: Price | N
     call priced at `price`). A fork (`forked`, its `forked_from` metadata) counts from after
     its copied part; what rewinds dropped (`rewound`, the state's channel) stays spent."""
     from birdie_tui.agent.accounting import settle
-    from birdie_tui.agent.ledger import call_cost
-    from birdie_tui.agent.rewind import copied_counts
+    from birdie_tui.agent.rewind import add_rewound, copied_counts
     from birdie_tui.store.session_meta import SessionMeta
 
     meta = copied_counts(SessionMeta(id=thread_id, user_id="", cost_usd=0.0,
                                      counted={"through": None, "turns": 0}), forked)
     settle(meta, messages, price=price, model=model)
-    gone = rewound if isinstance(rewound, dict) else {}
-    spent_in, spent_out = int(gone.get("input") or 0), int(gone.get("output") or 0)
-    if spent_in or spent_out:
-        meta.input_tokens += spent_in
-        meta.output_tokens += spent_out
-        cost = call_cost(price, spent_in, spent_out, 0)
-        meta.cost_usd = None if cost is None or meta.cost_usd is None else meta.cost_usd + cost
-    return meta
+    return add_rewound(meta, rewound, price)
 
 
 class RemoteThread:
