@@ -1,15 +1,19 @@
-"""The catalog's rows — skills, broken skill files, MCP servers, tools, the model, memory
-notes, settings — and the builders that make them from the skill registry and the MCP
-manager's state. A leaf shared by the front door (`service.rows` re-exports the rows) and
+"""The catalog's rows — skills, broken skill files, sub-agents and their runs, MCP servers,
+tools, the model, memory notes, settings — and the builders that make them from the skill
+registry, the agent files and the MCP manager's state. A leaf shared by the front door (`service.rows` re-exports the rows) and
 the LangGraph server (`server.catalog`), which must not import the door."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["AgentRow", "AgentRunRow", "BrokenAgentFile", "ShellRun", "BrokenSkillFile", "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "SkillRow",
-           "ToolRow", "broken_files", "mcp_row", "skill_rows"]
+if TYPE_CHECKING:
+    from birdie_tui.agent_files.models import AgentDef, AgentParam
+
+__all__ = ["AgentRow", "AgentRunRow", "BrokenAgentFile", "BrokenSkillFile", "McpRow", "MemoryNote",
+           "ModelFacts", "SettingsRow", "ShellRun", "SkillRow", "ToolRow", "agent_row",
+           "broken_files", "mcp_row", "run_row", "skill_rows"]
 
 
 @dataclass(frozen=True)
@@ -171,3 +175,31 @@ def mcp_row(status: Any) -> McpRow:
 
 def broken_files(engine: Any) -> list[BrokenSkillFile]:
     return [BrokenSkillFile(e.path, e.line, e.message) for e in engine.registry.errors]
+
+
+def agent_row(agent: AgentDef, enabled: bool) -> AgentRow:
+    """An agent file's row, `enabled` for the session or thread it is shown for."""
+    return AgentRow(
+        name=agent.name, description=agent.description, enabled=enabled,
+        enabled_by_default=agent.enabled_by_default, format=agent.format, source=agent.source,
+        path=str(agent.path or ""), inputs=tuple(_param(p) for p in agent.inputs),
+        outputs=tuple(_param(p) for p in agent.outputs),
+        model=agent.model if agent.model not in (None, "inherit") else "",
+        skills=(*agent.allowed_skills, *agent.tools))
+
+
+def _param(param: AgentParam) -> str:
+    return f"{param.name} ({param.type}{', required' if param.required else ''})"
+
+
+def run_row(run: dict[str, Any]) -> AgentRunRow:
+    """A sub-agent call as the counts record it (`agent_runs`, see `agent.ledger`)."""
+
+    def count(key: str) -> int:
+        value = run.get(key, 0)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    return AgentRunRow(child=str(run.get("child", "")), agent=str(run.get("agent", "")),
+                       turn=count("turn"), status=str(run.get("status", "done")),
+                       input_tokens=count("input"), output_tokens=count("output"),
+                       calls=count("calls"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import birdie_tui
 
 ROOT = Path(birdie_tui.__file__).parent
-CORE = ("skills", "tools", "agent", "providers", "mcp", "store")
+CORE = ("skills", "tools", "agent", "agent_files", "providers", "mcp", "store")
 
 
 def module_name(path: Path) -> str:
@@ -130,6 +130,21 @@ def test_the_skill_format_never_imports_what_runs_tools():
     bad = sorted((mod, dep) for mod, deps in graph.items()
                  if mod.startswith("birdie_tui.skills")
                  for dep in deps if dep.startswith("birdie_tui.tools"))
+    assert bad == []
+
+
+def test_the_agent_file_format_is_pure():
+    """`birdie_tui.agent_files` (AGENT.MD and Markdown agent files) is a file format like
+    `skills/`: it never imports what runs an agent (`agent/`, `tools/`) nor any front end or
+    the door, so `agents check` and the door read agent files without an engine."""
+    graph = import_graph()
+    assert "birdie_tui.agent_files.loader" in graph
+    banned = tuple(f"birdie_tui.{p}" for p in ("agent", "tools", "service", "tui", "cli", "acp",
+                                              "server", "mcp"))
+    bad = sorted((mod, dep) for mod, deps in graph.items()
+                 if mod.startswith("birdie_tui.agent_files")
+                 for dep in deps if dep == "birdie_tui.agent" or dep.startswith(banned)
+                 and not dep.startswith("birdie_tui.agent_files"))
     assert bad == []
 
 

@@ -89,3 +89,22 @@ def test_skills_layer_needs_no_langchain(isolated_home, module):
     loaded = loaded_after(isolated_home, module)
     for name in ("langchain_core", "langgraph", "textual"):
         assert name not in loaded, f"importing {module} pulled {name}"
+
+
+def test_the_agent_file_format_loads_nothing_heavy(isolated_home):
+    """The agent-file format (`agents check`, the door's rows) loads and reads the bundled
+    agents without LangChain, LangGraph, Textual, MCP or a vendor SDK."""
+    code = ("from pathlib import Path\n"
+            "from birdie_tui.agent_files.loader import load_agents\n"
+            "from birdie_tui.agent_files.registry import AgentRegistry\n"
+            "from birdie_tui.agent_files.render import input_schema\n"
+            "from birdie_tui.skills.bundled import bundled_agents_dir\n"
+            "reg = AgentRegistry(load_agents([(bundled_agents_dir(), 'bundled')]))\n"
+            "assert reg.get('Summarizer') is not None\n"
+            "import json, sys\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=clean_env(isolated_home), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert sorted(set(HEAVY) & loaded) == []

@@ -42,6 +42,7 @@ from birdie_tui.agent.graph import AgentContext
 from birdie_tui.agent.ledger import AGENT_USAGE_KEY
 from birdie_tui.agent.stream import agent_reply, translate
 from birdie_tui.agent.toolbox import Toolbox
+from birdie_tui.agent.wire import wired_writer
 from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent_files.registry import AgentRegistry
 from birdie_tui.agent_files.render import input_schema, parse_output, render_prompt
@@ -131,6 +132,8 @@ class SubAgents:
         assert agent is not None  # `handles` said so
         args = dict(call.get("args") or {})
         child = f"{self._thread}/agent/{agent.name}-{uuid.uuid4().hex[:8]}"
+        if parent.wire_events:  # served: the server's stream carries plain JSON only
+            writer = wired_writer(writer)
         run = _ChildRun(self, agent, child, writer)
         async with self._slots:
             writer({"child": AgentStarted(child=child, call_id=call["id"], name=agent.name,
@@ -233,7 +236,8 @@ class _ChildRun:
             parent, model=model, toolbox=toolbox, memory=[],
             context_window=parent.context_window if model is parent.model else None,
             custom_prompt=agent.system_prompt or parent.custom_prompt,
-            max_repeats=agent.max_tool_repetitions, agents=None)
+            max_repeats=agent.max_tool_repetitions, agents=None,
+            wire_events=False)  # the child's stream is read here, its events made JSON after
 
     async def _turn(self, text: str, ctx: AgentContext) -> str:
         """One user message of the child's thread, run to its end (approvals asked)."""

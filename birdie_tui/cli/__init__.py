@@ -1,6 +1,6 @@
 """The command line (docs/contracts.md, Command line): `main`, the `birdie-tui` entry point,
-picks the TUI, headless `--print`, the `skills` / `sessions` subcommands, or `acp` (an Agent
-Client Protocol agent on stdio, `birdie_tui/acp/`). Kept import-light:
+picks the TUI, headless `--print`, the `skills` / `agents` / `sessions` subcommands, or `acp`
+(an Agent Client Protocol agent on stdio, `birdie_tui/acp/`). Kept import-light:
 the engine and the TUI are imported only once chosen.
 
 The package holds what only the command line runs: the parsers (`args.py`, which
@@ -15,7 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from birdie_tui.cli.args import PROG, acp_parser, parse_main_args, sessions_parser, skills_parser
+from birdie_tui.cli.args import (PROG, acp_parser, agents_parser, parse_main_args,
+                                 sessions_parser, skills_parser)
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -43,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] == "skills":
             return headless.skills_command(skills_parser().parse_args(argv[1:]))
+        if argv and argv[0] == "agents":
+            from birdie_tui.cli.agents import agents_command
+
+            return agents_command(agents_parser().parse_args(argv[1:]))
         if argv and argv[0] == "sessions":
             return headless.sessions_command(sessions_parser().parse_args(argv[1:]))
         if argv and argv[0] == "acp":

@@ -125,6 +125,16 @@ def skills_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def agents_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} agents")
+    sub = parser.add_subparsers(dest="action", required=True)
+    check = sub.add_parser("check", help="parse sub-agent folders (AGENT.MD and Markdown agent "
+                           "files) and report every agent and error")
+    check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
+    check.add_argument("--json", action="store_true")
+    return parser
+
+
 def acp_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{PROG} acp",

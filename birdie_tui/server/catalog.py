@@ -1,5 +1,6 @@
-"""What a remote front end lists: the server's skills, tools, MCP servers, model and settings,
-as the JSON dicts of the front door's rows (`birdie_tui.catalog`), for a given set of grants.
+"""What a remote front end lists: the server's skills, sub-agents, tools, MCP servers, model and
+settings, as the JSON dicts of the front door's rows (`birdie_tui.catalog`), for a given set
+of grants.
 
 The rows are built by the same builders the local service uses (`birdie_tui.catalog`), over
 a small view of the runtime that answers as the engine does.
@@ -11,8 +12,9 @@ from dataclasses import asdict
 from typing import Any
 
 from birdie_tui import version
-from birdie_tui.catalog import (MemoryNote, ModelFacts, SettingsRow, ToolRow, broken_files,
-                                mcp_row, skill_rows)
+from birdie_tui.catalog import (BrokenAgentFile, MemoryNote, ModelFacts, SettingsRow, ToolRow,
+                                agent_row, broken_files, mcp_row, skill_rows)
+from birdie_tui.server.agents import agent_policy
 from birdie_tui.server.runtime import BirdieRuntime
 from birdie_tui.skills.policy import SkillPolicy
 
@@ -35,10 +37,12 @@ class _EngineView:
         return self._rt.mcp.status(self.skills(), self.is_enabled)
 
 
-async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[str]
-                        ) -> dict[str, Any]:
-    """The catalog as plain JSON (see the `birdie_info` graph)."""
+async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[str],
+                        grants: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The catalog as plain JSON (see the `birdie_info` graph); the agent rows say what is on
+    for a thread with these `grants` (its `enabled_agents` / `disabled_agents`)."""
     view = _EngineView(rt, SkillPolicy(enabled, disabled))
+    policy, agents = agent_policy(grants or {}), rt.agent.agents
     settings = rt.settings
     box = rt.toolbox(enabled, disabled, loading=settings.skill_loading,
                      decay_turns=settings.skill_decay_turns)
@@ -48,6 +52,9 @@ async def build_catalog(rt: BirdieRuntime, enabled: list[str], disabled: list[st
         "skills": [asdict(row) for row in skill_rows(view)],
         "broken": [asdict(row) for row in broken_files(view)],
         "tools": [asdict(row) for row in tools],
+        "agents": [asdict(agent_row(a, policy.is_enabled(a))) for a in agents.agents()],
+        "broken_agents": [asdict(BrokenAgentFile(str(p.path), p.line, p.message))
+                          for p in agents.problems],
         # After the tools: listing them starts the enabled MCP servers, whose state this says.
         "mcp": [asdict(mcp_row(s)) for s in view.mcp_status()],
         "model": asdict(ModelFacts(rt.model_label, rt.context_window, rt.price)),

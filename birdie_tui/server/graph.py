@@ -1,8 +1,8 @@
 """The `birdie` graph a LangGraph server serves: the local agent's own nodes, each given an
 `AgentContext` built for the run from the server's runtime and the thread's grants.
 
-A thread is a session. What the local engine keeps in the session JSON (skill grants, saved
-approvals, the approval mode) the client keeps in the thread's metadata under `birdie`; the
+A thread is a session. What the local engine keeps in the session JSON (skill and sub-agent
+grants, saved approvals, the approval mode) the client keeps in the thread's metadata under `birdie`; the
 server passes thread metadata to a run as `config["metadata"]`, so every node reads the grants
 in force when the run started. No checkpointer here: the server brings its own.
 """
@@ -17,6 +17,7 @@ from birdie_tui.agent.approvals import session_policy
 from birdie_tui.agent.builder import agent_context
 from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, PERMISSIVENESS, ApprovalMode
+from birdie_tui.server.agents import served_agents
 from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
 from birdie_tui.store.session_meta import str_list
 
@@ -58,7 +59,7 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
                          rt.approval_ceiling),
         saved=grants, settings_rules=settings.permissions, workdir=rt.workdir)
     await rt.chat_model()
-    return agent_context(
+    context = agent_context(
         rt.agent,
         toolbox=rt.toolbox(str_list(grants.get("enabled_skills")),
                            str_list(grants.get("disabled_skills")), loading=loading,
@@ -72,6 +73,8 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
         wire_events=True,
         workdir=rt.workdir,
     )
+    context.agents = served_agents(rt, config, grants)
+    return context
 
 
 def build_server_graph(checkpointer: Any = None) -> Any:

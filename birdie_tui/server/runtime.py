@@ -54,6 +54,8 @@ class BirdieRuntime:
         # Made now, off the event loop: the MCP manager makes it on its first start otherwise.
         ensure_dir(self.paths.logs_dir)
         self._toolboxes: OrderedDict[tuple[Any, ...], Toolbox] = OrderedDict()
+        self._child_base: Any = None  # the local topology, compiled once (see child_graph)
+        self._own_saver: Any = None  # for children of a graph run without a checkpointer
 
     # ----------------------------------------------------------------- the built parts
     @property
@@ -117,6 +119,20 @@ class BirdieRuntime:
                 self._toolboxes.popitem(last=False)
         self._toolboxes.move_to_end(key)
         return box
+
+    def child_graph(self, checkpointer: Any) -> Any:
+        """The graph sub-agents run on: the local topology (each child run brings its own
+        context), with `checkpointer`, the server's (a copy per call: copying a compiled
+        graph costs next to nothing, and a server may hand out more than one saver)."""
+        if self._child_base is None:
+            self._child_base = self.agent.graph()
+        if checkpointer is None:  # a graph driven without one (a test): a saver of our own
+            if self._own_saver is None:
+                from langgraph.checkpoint.memory import InMemorySaver
+
+                self._own_saver = InMemorySaver()
+            checkpointer = self._own_saver
+        return self._child_base.copy(update={"checkpointer": checkpointer})
 
     @property
     def approval_ceiling(self) -> ApprovalMode:

@@ -20,6 +20,12 @@ def bundled_skills_dir() -> Path:
     return _bundled("skills")
 
 
+def bundled_agents_dir() -> Path:
+    """The bundled sub-agents folder: `birdie_tui/_bundled/agents` in a wheel, else
+    `<repo>/agents`."""
+    return _bundled("agents")
+
+
 def bundled_themes_dir() -> Path:
     """The bundled themes folder: `birdie_tui/_bundled/themes` in a wheel, else `<repo>/themes`."""
     return _bundled("themes")

@@ -123,6 +123,10 @@ class BirdiePaths:
     def user_skills_dir(self) -> Path:
         return self._home / "skills"
 
+    @property
+    def user_agents_dir(self) -> Path:
+        return self._home / "agents"
+
     def user_dir(self, user: str) -> Path:
         return self.sessions_root / validate_user(user)
 

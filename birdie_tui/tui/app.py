@@ -144,6 +144,7 @@ class BirdieApp(App[int]):
         for warning in [*warnings, *apply_keymap(self, dict(settings.keymap))]:
             self.notify(warning, title="Settings", severity="warning")
         self.main.chat.set_tool_output_mode(settings.tool_output)
+        self.main.chat.set_agent_output_mode(settings.agent_output)
 
     def watch_skill_folders(self) -> None:
         """Follow the skill folders for the app's life (unless BIRDIE_WATCH=0); called again

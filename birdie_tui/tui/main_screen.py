@@ -194,6 +194,17 @@ class MainScreen(ScreenActions, SettledScreen[None]):
 
     def on_agents_changed(self, event: AgentsChanged) -> None:
         """The sub-agent rows changed (a grant, a reload)."""
+        self.show_agents()
+
+    def show_agents(self) -> None:
+        """The sidebar's agents and the names Tab completes after `/agent enable|disable`."""
+        if self.birdie is None:
+            return
+        rows = self.birdie.agent_rows()
+        self.query_one(SkillSidebar).set_agents(rows, self.birdie.broken_agent_files())
+        self.query_one(Composer).set_commands(
+            completions() + [f"/agent {verb} {row.name}" for row in rows
+                             for verb in ("enable", "disable")])
 
     def unhandled(self, event: Never) -> None:
         """An event of no known class (typed `Never`: mypy fails if a class of the vocabulary

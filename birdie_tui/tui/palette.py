@@ -45,6 +45,11 @@ class BirdieCommands(Provider):
         for row in birdie.skill_rows():
             out.append((f"Toggle skill {row.name} (now {'on' if row.enabled else 'off'})",
                         partial(screen.toggle_skill, row.name), row.description))
+        for row in birdie.agent_rows():
+            verb = "Disable" if row.enabled else "Enable"
+            out.append((f"{verb} agent {row.name}",
+                        partial(screen.toggle_agent, row.name, not row.enabled),
+                        row.description))
         for row in birdie.session_rows():
             if not row.current:
                 out.append((f"Switch to session {row.id} · {row.title}",

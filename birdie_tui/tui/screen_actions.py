@@ -13,6 +13,8 @@ from birdie_tui.tui.cmds.approvals import MODE_WORDS
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
+from birdie_tui.tui.widgets.panels.context_runs import AgentRuns
+from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 if TYPE_CHECKING:
@@ -153,6 +155,45 @@ class ScreenActions(_ScreenBase):
         self.notify(f"{row.name} {'enabled' if row.enabled else 'disabled'} for this session",
                     timeout=2)
 
+    # ------------------------------------------------------------------ sub-agents
+    def on_agent_section_toggled(self, event: AgentSection.Toggled) -> None:
+        self.toggle_agent(event.name, event.enabled)
+
+    def toggle_agent(self, name: str, enabled: bool | None = None) -> None:
+        if self.birdie is None:
+            return
+        try:
+            row = self.birdie.set_agent(name, enabled)
+        except self.app.birdie_error as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(f"Agent {row.name} {'enabled' if row.enabled else 'disabled'} for this "
+                    "session", timeout=2)
+
+    def show_agent_runs(self) -> None:
+        """The shown session's sub-agent runs, under the context panel's call."""
+        if self.birdie is not None:
+            self.query_one(ContextPanel).set_agent_runs(self.birdie.agent_runs())
+
+    def on_agent_runs_picked(self, event: AgentRuns.Picked) -> None:
+        self.run_worker(self._open_child(event.child, event.agent), group="contexts",
+                        exclusive=True, exit_on_error=False)
+
+    async def _open_child(self, child: str | None, agent: str) -> None:
+        """A child's model calls in the context panel (None: the session's own again)."""
+        if self.birdie is None:
+            return
+        panel = self.query_one(ContextPanel)
+        if child is None:
+            panel.set_records(await self.birdie.contexts(), keep=False)
+            return
+        try:
+            records = await self.birdie.child_contexts(child)
+        except self.app.birdie_error as exc:
+            self.notify(str(exc), severity="error")
+            return
+        panel.show_child(child, agent, records)
+
     def switch_to(self, session_id: str) -> None:
         """The palette's "switch to session": built only when chosen, so an unchosen hit
         leaves no coroutine behind."""
@@ -184,6 +225,10 @@ class ScreenActions(_ScreenBase):
     def set_tool_output(self, mode: str) -> None:
         self.chat.set_tool_output_mode(mode)
         self.app.save_setting(tool_output=mode)
+
+    def set_agent_output(self, mode: str) -> None:
+        self.chat.set_agent_output_mode(mode)
+        self.app.save_setting(agent_output=mode)
 
     def theme_names(self) -> list[str]:
         return list(self.app.available_themes)

@@ -17,7 +17,7 @@ from dataclasses import replace
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.service.rows import SessionRow
+from birdie_tui.service.rows import AgentRunRow, SessionRow
 from birdie_tui.tui import collector
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -197,6 +197,8 @@ class SessionControl:
         panel.set_records(await birdie.contexts(), keep=False)  # every call, for ←/→
         panel.show(await birdie.injection())  # the latest call's bodies (or the older view)
         screen.query_one(SkillSidebar).set_skills(birdie.skill_rows(), birdie.broken_files())
+        screen.show_agents()
+        screen.show_agent_runs()
         screen.show_status()
         self.watch_others()
         await screen.turns.ask_pending()
@@ -213,6 +215,7 @@ class SessionControl:
         records = await self.door.contexts()
         if records:  # an unsaved session has none yet: keep what the live events brought
             self.screen.query_one(ContextPanel).set_records(records)
+        self.screen.show_agent_runs()
 
     async def switch(self, session_id: str) -> None:
         status = self.door.status()
@@ -267,6 +270,10 @@ class SessionControl:
         busy = self.busy()  # a session with a running turn says so in its row
         return [replace(row, busy=busy[row.id]) if row.id in busy else row
                 for row in self.door.session_rows()]
+
+    def agent_runs(self, session_id: str) -> list[AgentRunRow]:
+        """A session's sub-agent runs, for the browser's detail line."""
+        return self.door.agent_runs(session_id)
 
     async def rename_session(self, session_id: str, title: str) -> None:
         self.door.rename_session(session_id, title)

@@ -81,7 +81,22 @@ class TurnView:
     # -- handlers, one per event class --------------------------------------------------------
 
     def on_sub_agent(self, event: AgentStarted | AgentFinished | ChildEvent) -> None:
-        """A sub-agent's work (shown by the chat's nested block)."""
+        """A sub-agent's work, in the block its call became (several may stream at once)."""
+        if isinstance(event, AgentStarted):
+            self.close_reply()
+            self.chat.start_agent(event.call_id, event.name, dict(event.inputs), event.child)
+            return
+        block = self.chat.agent(event.child)
+        if block is None:  # its block was pruned from the chat
+            return
+        if isinstance(event, AgentFinished):
+            block.end(event.status, error=event.error, calls=event.calls,
+                      tokens=event.input_tokens + event.output_tokens)
+        else:
+            block.on_child(event.event)
+            if isinstance(event.event, ApprovalDecided) and event.event.decision == "denied":
+                self.screen.notify(f"{event.agent}: {event.event.name} was not run (denied).",
+                                   severity="warning")
 
     def on_injected(self, event: SkillsInjected) -> None:
         self.screen.query_one(ContextPanel).show(InjectionView.of(event))
@@ -110,6 +125,7 @@ class TurnView:
 
     def on_done(self, event: TurnDone) -> None:
         self.close_reply()
+        self.screen.show_agent_runs()  # this turn's sub-agent runs, openable in the panel
 
     def on_error(self, event: TurnError) -> None:
         self.close_reply(interrupted=True)

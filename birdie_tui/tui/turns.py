@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from birdie_tui.events import (
     ApprovalDecided,
+    ChildEvent,
     TokenStreamed,
     TurnCancelled,
     TurnDone,
@@ -58,7 +59,9 @@ class TurnRunner:
         self.dialog: Any = None  # the approval dialog the turn waits on, if any
         self.waiting: list[ApprovalRequest] = []  # left pending in the open session
         self._leaving = False  # this turn's unanswered approvals stay pending
-        self._tokens: list[str] = []  # streamed, not yet posted
+        # Streamed, not yet posted: runs of the parent's tokens and of each child's, in order
+        # (the key: "" for the parent, else the child's id).
+        self._tokens: list[tuple[str, str, list[str]]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
         self.text = ""  # the message this turn answers ("" for a resumed step)
         self.record: list[Any] = []  # the turn's events so far, to show it again
@@ -111,7 +114,10 @@ class TurnRunner:
                 return
             async for event in stream:
                 if isinstance(event, TokenStreamed):
-                    self._buffer(event.text)
+                    self._buffer("", "", event.text)
+                    continue
+                if isinstance(event, ChildEvent) and isinstance(event.event, TokenStreamed):
+                    self._buffer(event.child, event.agent, event.event.text)
                     continue
                 self._post_tokens()  # whatever came before this event, in order
                 if isinstance(event, ApprovalDecided) and event.decision == "pending":
@@ -188,20 +194,25 @@ class TurnRunner:
         self.shown = True
         self._on_screen.set()
 
-    def _buffer(self, text: str) -> None:
-        self._tokens.append(text)
+    def _buffer(self, child: str, agent: str, text: str) -> None:
+        if self._tokens and self._tokens[-1][0] == child:
+            self._tokens[-1][2].append(text)
+        else:
+            self._tokens.append((child, agent, [text]))
         if self._flush_handle is None:
             loop = asyncio.get_running_loop()
             self._flush_handle = loop.call_later(TOKEN_BATCH_SECONDS, self._post_tokens)
 
     def _post_tokens(self) -> None:
-        """The tokens buffered so far, as one `token` event."""
+        """The tokens buffered so far, one `token` event per run of one stream (a sub-agent's
+        wrapped as its child's)."""
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
-        if self._tokens:
-            text, self._tokens = "".join(self._tokens), []
-            self._post(TokenStreamed(text))
+        runs, self._tokens = self._tokens, []
+        for child, agent, texts in runs:
+            token = TokenStreamed("".join(texts))
+            self._post(ChildEvent(child, agent, token) if child else token)
 
     # ------------------------------------------------------------------ approvals
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer | None:
@@ -231,7 +242,8 @@ class TurnRunner:
         self.screen.call_later(self._hold, [request.id], WAITING)
         try:
             await self.screen.app.push_screen(dialog)
-            notify.tell(self.screen.app, f"Birdie: approve {request.name}?")
+            asks = f"{request.agent} (sub-agent)" if request.agent else "Birdie"
+            notify.tell(self.screen.app, f"{asks}: approve {request.name}?")
             answer = await dialog.answered
             if answer is None:
                 self.screen.call_later(self._hold, [request.id], NOT_RUN)

@@ -104,3 +104,16 @@ async def test_mcp_servers_given_to_a_session_are_its_own(door):
     await birdie.open_session(first)
     assert [r.skill for r in birdie.mcp_rows()] == ["acp:kit"]
     assert await birdie.attach_mcp_servers([]) == [] and birdie.mcp_rows() == []
+
+
+async def test_an_unknown_agent_is_one_clear_error_and_nothing_changes(door):
+    """Every door, the remote one included: `set_agent` on a name no agent has raises
+    BirdieError naming it, says no `agents` change, and the rows stay as they were; a new
+    session has no sub-agent runs."""
+    birdie, heard = door
+    before = birdie.agent_rows()
+    heard.clear()
+    with pytest.raises(BirdieError, match="unknown agent 'No-such-agent'"):
+        birdie.set_agent("No-such-agent")
+    assert [e.type for e in heard] == [] and birdie.agent_rows() == before
+    assert birdie.agent_runs() == []

@@ -2,21 +2,19 @@
 the local engine.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine and `_emit`
-of the class it is mixed into. Cheap to import: the core's types only under TYPE_CHECKING.
+of the class it is mixed into. The rows come from the builders the server's catalog shares
+(`birdie_tui.catalog`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from birdie_tui.events import AgentsChanged, ChangeEvent
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import BirdieError
+from birdie_tui.catalog import agent_row, run_row
 from birdie_tui.service.rows import AgentRow, AgentRunRow, BrokenAgentFile, CallContext
-
-if TYPE_CHECKING:
-    from birdie_tui.agent_files.models import AgentDef, AgentParam
 
 
 class LocalAgents(OnDesk):
@@ -68,27 +66,3 @@ class LocalAgents(OnDesk):
             raise BirdieError(f"{child!r} is not a sub-agent run of this session")
         return await engine.contexts(child)
 
-
-def agent_row(agent: AgentDef, enabled: bool) -> AgentRow:
-    return AgentRow(
-        name=agent.name, description=agent.description, enabled=enabled,
-        enabled_by_default=agent.enabled_by_default, format=agent.format, source=agent.source,
-        path=str(agent.path or ""), inputs=tuple(_param(p) for p in agent.inputs),
-        outputs=tuple(_param(p) for p in agent.outputs),
-        model=agent.model if agent.model not in (None, "inherit") else "",
-        skills=(*agent.allowed_skills, *agent.tools))
-
-
-def _param(param: AgentParam) -> str:
-    return f"{param.name} ({param.type}{', required' if param.required else ''})"
-
-
-def run_row(run: dict[str, Any]) -> AgentRunRow:
-    def count(key: str) -> int:
-        value = run.get(key, 0)
-        return value if isinstance(value, int) and value > 0 else 0
-
-    return AgentRunRow(child=str(run.get("child", "")), agent=str(run.get("agent", "")),
-                       turn=count("turn"), status=str(run.get("status", "done")),
-                       input_tokens=count("input"), output_tokens=count("output"),
-                       calls=count("calls"))

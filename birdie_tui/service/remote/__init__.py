@@ -30,6 +30,7 @@ from birdie_tui.events import (
     TotalsChanged,
 )
 from birdie_tui.service.protocol import BirdieError, Listener
+from birdie_tui.service.remote.agents import RemoteAgents, agent_grants, resolve_agent
 from birdie_tui.service.remote.catalog import Catalog, fetch_catalog
 from birdie_tui.service.remote.client import GRAPH, META_KEY, Wire, shown_url
 from birdie_tui.service.remote.commands import RemoteCommands
@@ -50,7 +51,7 @@ FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "
 ELSEWHERE_SECONDS = 120.0
 
 
-class RemoteBirdie(RemoteCommands, RemoteTurns, RemoteRewind):
+class RemoteBirdie(RemoteAgents, RemoteCommands, RemoteTurns, RemoteRewind):
     """The `Birdie` protocol over a LangGraph server (see `protocol.py` for each method).
 
     A turn's `workspace` (a client's files and terminals) is accepted and ignored: the tools
@@ -101,13 +102,20 @@ class RemoteBirdie(RemoteCommands, RemoteTurns, RemoteRewind):
                     if strict:
                         raise
                     problems.append(f"{exc} — opened a new session instead.")
-            unknown = [n for n in (*enable, *disable) if self.catalog.skill(n) is None]
+            # A name is a skill's, else an agent's (its case aside; never a prefix), as locally.
+            agents = {n: self._agent_named(n) for n in (*enable, *disable)
+                      if self.catalog.skill(n) is None}
+            unknown = [n for n, agent in agents.items() if agent is None]
             if unknown and strict:
-                raise BirdieError(f"unknown skill {unknown[0]!r} on the server {self.wire.host}")
+                raise BirdieError(f"unknown skill or agent {unknown[0]!r} on the server "
+                                  f"{self.wire.host}")
             if unknown:
-                problems.append(f"unknown skill {unknown[0]!r} on the server — ignored it.")
-            await self._grant([n for n in enable if n not in unknown],
-                              [n for n in disable if n not in unknown])
+                problems.append(f"unknown skill or agent {unknown[0]!r} on the server — "
+                                "ignored it.")
+            await self._grant([n for n in enable if n not in agents],
+                              [n for n in disable if n not in agents])
+            await self._grant_agents([a for n in enable if (a := agents.get(n))],
+                                     [a for n in disable if (a := agents.get(n))])
         except BirdieError:
             await self.close()
             raise
@@ -171,6 +179,23 @@ class RemoteBirdie(RemoteCommands, RemoteTurns, RemoteRewind):
                 [n for n in on if n.lower() != name.lower()]
         await self._write_meta(self.shown, enabled_skills=on, disabled_skills=off)
 
+    def _agent_named(self, name: str) -> str | None:
+        found = resolve_agent([row.name for row in self.catalog.agents], name)
+        return found if found is not None and found.lower() == name.lower() else None
+
+    async def _grant_agents(self, enable: list[str], disable: list[str]) -> None:
+        from birdie_tui.agent_files.registry import AgentPolicy
+
+        if not enable and not disable:
+            return
+        policy = AgentPolicy(*agent_grants(self.shown))
+        for name in enable:
+            policy.enable(name)
+        for name in disable:
+            policy.disable(name)
+        await self._write_meta(self.shown, enabled_agents=policy.enabled_names,
+                               disabled_agents=policy.disabled_names)
+
     def _grants(self, view: RemoteThread | None = None) -> tuple[list[str], list[str]]:
         meta = (view or self.shown).meta
         return str_list(meta.get("enabled_skills")), str_list(meta.get("disabled_skills"))
@@ -178,7 +203,8 @@ class RemoteBirdie(RemoteCommands, RemoteTurns, RemoteRewind):
     async def _refresh_catalog(self, view: RemoteThread | None = None) -> None:
         """The skill rows for a thread's grants (the server computes `enabled`)."""
         with contextlib.suppress(BirdieError):
-            self.catalog = await fetch_catalog(self.wire, *self._grants(view))
+            self.catalog = await fetch_catalog(self.wire, *self._grants(view),
+                                               *agent_grants(view or self.shown))
 
     # ------------------------------------------------------------------ thread metadata
     async def _ensure_thread(self, view: RemoteThread) -> str:

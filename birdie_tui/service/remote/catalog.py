@@ -1,5 +1,6 @@
-"""What the server offers (skills, broken files, tools, MCP servers, the model, its settings),
-read from its stateless `birdie_info` graph and turned back into the door's frozen rows."""
+"""What the server offers (skills, sub-agents, broken files, tools, MCP servers, the model, its
+settings), read from its stateless `birdie_info` graph and turned back into the door's frozen
+rows."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 
 from birdie_tui.service.remote.client import INFO_GRAPH, Wire
 from birdie_tui.service.rows import (
+    AgentRow,
+    BrokenAgentFile,
     BrokenSkillFile,
     McpRow,
     MemoryNote,
@@ -25,6 +28,8 @@ from birdie_tui.service.rows import (
 class Catalog:
     skills: tuple[SkillRow, ...] = ()
     broken: tuple[BrokenSkillFile, ...] = ()
+    agents: tuple[AgentRow, ...] = ()  # `enabled` for the grants the catalog was asked for
+    broken_agents: tuple[BrokenAgentFile, ...] = ()
     tools: tuple[ToolRow, ...] = ()
     mcp: tuple[McpRow, ...] = ()
     model: ModelFacts = ModelFacts("unknown", None, None)
@@ -42,9 +47,12 @@ class Catalog:
 
 
 async def fetch_catalog(wire: Wire, enabled: Iterable[str] = (),
-                        disabled: Iterable[str] = ()) -> Catalog:
-    """The server's catalog, with `enabled` computed for these grants."""
-    grants: dict[str, Any] = {"enabled_skills": list(enabled), "disabled_skills": list(disabled)}
+                        disabled: Iterable[str] = (), agents_on: Iterable[str] = (),
+                        agents_off: Iterable[str] = ()) -> Catalog:
+    """The server's catalog, with `enabled` computed for these grants (of skills and agents)."""
+    grants: dict[str, Any] = {"enabled_skills": list(enabled), "disabled_skills": list(disabled),
+                              "enabled_agents": list(agents_on),
+                              "disabled_agents": list(agents_off)}
     output = await wire.call(lambda: wire.aio.runs.wait(None, INFO_GRAPH, input=grants))
     data = output.get("catalog") if isinstance(output, dict) else None
     if not isinstance(data, dict):
@@ -61,6 +69,8 @@ def catalog_of(data: dict[str, Any]) -> Catalog:
     return Catalog(
         skills=rows_of(SkillRow, data.get("skills")),
         broken=rows_of(BrokenSkillFile, data.get("broken")),
+        agents=rows_of(AgentRow, data.get("agents")),  # none from an older server
+        broken_agents=rows_of(BrokenAgentFile, data.get("broken_agents")),
         tools=rows_of(ToolRow, data.get("tools")),
         mcp=rows_of(McpRow, data.get("mcp")),
         memory=rows_of(MemoryNote, data.get("memory")),

@@ -20,7 +20,7 @@ from birdie_tui.agent.approvals import (
     decided_answer,
     session_policy,
 )
-from birdie_tui.events import ChangeEvent, SkillsChanged, StatusChanged
+from birdie_tui.events import AgentsChanged, ChangeEvent, SkillsChanged, StatusChanged
 from birdie_tui.modes import (
     LOADING_MODES,
     PERMISSIVENESS,
@@ -35,9 +35,6 @@ from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.service.ui_settings import save_ui_settings, settings_row
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.service.rows import (
-    AgentRow,
-    AgentRunRow,
-    BrokenAgentFile,
     BrokenSkillFile,
     ShellRun,
     CallContext,
@@ -159,9 +156,10 @@ class RemoteCommands:
         return new
 
     async def reload_skills(self, touched: Iterable[Path] = (), *, forced: bool = False) -> None:
-        """The server's skills as it has them now (its files are reloaded by the server)."""
+        """The server's skills and agents as it has them now (its files are the server's)."""
         await self._refresh_catalog()
         self._emit(SkillsChanged())
+        self._emit(AgentsChanged())
 
     async def watch_skills(self) -> None:
         """Nothing to watch here: the skill folders are the server's."""
@@ -181,23 +179,6 @@ class RemoteCommands:
 
     async def new_skill(self, name: str) -> NewSkill:
         raise local_only("/skill new", "skills are files on the server")
-
-    # ------------------------------------------------------------------ sub-agents
-    # The served graph offers no sub-agents yet: nothing is listed, and turning one on says so.
-    def agent_rows(self) -> list[AgentRow]:
-        return []
-
-    def broken_agent_files(self) -> list[BrokenAgentFile]:
-        return []
-
-    def set_agent(self, name: str, enabled: bool | None = None) -> AgentRow:
-        raise local_only("sub-agents", "the server's graph does not run them yet")
-
-    def agent_runs(self, session_id: str | None = None) -> list[AgentRunRow]:
-        return []
-
-    async def child_contexts(self, child: str) -> list[CallContext]:
-        return []
 
     # ------------------------------------------------------------------ memory
     def memory(self) -> list[MemoryNote]:

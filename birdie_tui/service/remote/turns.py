@@ -21,6 +21,7 @@ from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
 from birdie_tui.events import (
     ApprovalDecided,
     ChangeEvent,
+    ChildEvent,
     SkillsInjected,
     TurnDone,
     TurnError,
@@ -59,6 +60,10 @@ def translate_part(event: str, data: Any) -> Iterator[TurnEvent]:
             from birdie_tui.agent.wire import injected_from_wire
 
             custom["injected"] = injected_from_wire(custom["injected"])
+        if isinstance(custom.get("child"), dict):  # a sub-agent's start, event or end
+            from birdie_tui.agent.wire import child_from_wire
+
+            custom["child"] = child_from_wire(custom["child"])
         yield from translate("custom", custom)
 
 
@@ -204,7 +209,12 @@ class RemoteTurns:
         yield TurnDone(text=reply)
 
     def _count(self, view: RemoteThread, event: TurnEvent) -> None:
-        if isinstance(event, UsageReported):
+        if isinstance(event, ChildEvent) and isinstance(event.event, UsageReported):
+            used = event.event  # a sub-agent's model call: the turn's tokens too, per agent
+            view.ledger.add_call(used.input_tokens, used.output_tokens,
+                                 used.cached_input_tokens, self._price(), agent=event.agent)
+            self._emit_totals()
+        elif isinstance(event, UsageReported):
             view.ledger.add_call(event.input_tokens, event.output_tokens,
                                  event.cached_input_tokens, self._price())
             self._emit_totals()  # the shown thread's (another's calls change nothing shown)

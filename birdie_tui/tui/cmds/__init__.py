@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from birdie_tui.tui.cmds import (approvals, compact, export, extras, general, models, rewind,
-                                 sessions, skills)
+from birdie_tui.tui.cmds import (agents, approvals, compact, export, extras, general, models,
+                                 rewind, sessions, skills)
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -60,6 +60,14 @@ COMMANDS: tuple[Command, ...] = (
                                            "loading", "loading triggers", "loading model",
                                            "loading both", "loading default"),
             palette=(("Reload skills", "/skill reload"),)),
+    Command("/agent", "`/agent list` · `/agent enable <name>` · `/agent disable <name>` · "
+            "`/agent output full\\|short\\|off`",
+            "sub-agents the model may call in this session · how much of their work the "
+            "chat shows", agents.cmd_agent,
+            subcommands=("list", "enable", "disable", "output full", "output short",
+                         "output off"),
+            palette=tuple((f"Agent output: {m}", f"/agent output {m}")
+                          for m in ("full", "short", "off"))),
     Command("/mcp", "`/mcp` · `/mcp restart <skill>`",
             "MCP servers: state, tools, errors · start one again", skills.cmd_mcp,
             subcommands=("restart",)),

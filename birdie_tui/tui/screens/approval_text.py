@@ -55,7 +55,9 @@ def _cut(name: str) -> str:
 
 
 def question(request: Any) -> Content:
-    parts: list[Any] = ["Birdie wants to run ", exact(request.name, "bold $accent")]
+    # A sub-agent's call names the agent: it, not the session's model, asked for it.
+    agent = getattr(request, "agent", "")
+    parts: list[Any] = [exact(agent, "bold $warning") if agent else "Birdie", " wants to run ", exact(request.name, "bold $accent")]
     if request.skill:
         parts += [" from skill ", exact(request.skill, "bold")]
     return Content.assemble(*parts)

@@ -15,9 +15,10 @@ touches the store or the agent; the app decides what "switch" and "new" mean.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -40,7 +41,8 @@ from birdie_tui.tui.screens.session_list import (  # noqa: F401
     matches,
     row_content,
 )
-from birdie_tui.service.rows import SessionRow
+from birdie_tui.service.rows import AgentRunRow, SessionRow
+from birdie_tui.text import counted
 
 BrowserResult = tuple[Literal["switch", "new"], str | None]
 
@@ -53,6 +55,24 @@ class SessionActions(Protocol):
     def session_rows(self) -> list[SessionRow]: ...  # newest first, current flagged
     async def rename_session(self, session_id: str, title: str) -> None: ...
     async def delete_session(self, session_id: str) -> None: ...
+
+
+@runtime_checkable
+class SessionChildren(Protocol):
+    """What the app may add: a session's sub-agent runs (the door's `agent_runs`)."""
+
+    def agent_runs(self, session_id: str) -> list[AgentRunRow]: ...
+
+
+def runs_line(runs: list[AgentRunRow]) -> str:
+    """`↳ 3 agent runs: Summarizer ×2, Echoer` ("" for none)."""
+    if not runs:
+        return ""
+    names = Counter(run.agent for run in runs)
+    each = ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in names.items())
+    failed = sum(1 for run in runs if run.status != "done")
+    return (f"↳ {counted(len(runs), 'agent run')}: {each}"
+            + (f" · {failed} not done" if failed else ""))
 
 
 class SessionBrowser(ModalScreen[BrowserResult | None]):
@@ -93,6 +113,12 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
         color: $block-cursor-foreground;
         background: $block-cursor-background;
         text-style: $block-cursor-text-style;
+    }
+    SessionBrowser #sessions-runs {
+        height: auto;
+        padding: 0 1;
+        color: $accent;
+        display: none;
     }
     SessionBrowser #sessions-actions {
         height: auto;
@@ -153,6 +179,7 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             filter_input.cursor_blink = blink
             yield filter_input
             yield SessionList(id="sessions")
+            yield Static("", id="sessions-runs", markup=False)  # the highlighted one's children
             with Horizontal(id="sessions-actions"):
                 yield Button("Open", id="sessions-open", compact=True)
                 yield Button("New ^n", id="sessions-new", compact=True)
@@ -299,6 +326,20 @@ class SessionBrowser(ModalScreen[BrowserResult | None]):
             "sessions-delete": self.action_delete,
         }
         actions[event.button.id or ""]()
+
+    @on(OptionList.OptionHighlighted, "#sessions")
+    def _show_children(self, event: OptionList.OptionHighlighted) -> None:
+        """The highlighted session's sub-agent runs, when the app can tell them."""
+        line = self.query_one("#sessions-runs", Static)
+        actions, session_id = self.actions, event.option.id
+        text = ""
+        if isinstance(actions, SessionChildren) and session_id is not None:
+            try:
+                text = runs_line(actions.agent_runs(session_id))
+            except Exception:  # noqa: BLE001 - a detail line never stops the browser
+                text = ""
+        line.update(text)
+        line.display = bool(text)
 
     @on(OptionList.OptionSelected, "#sessions")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:

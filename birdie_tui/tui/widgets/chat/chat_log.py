@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from birdie_tui.service.rows import TranscriptItem
+from birdie_tui.tui.widgets.chat.agent_block import AGENT_OUTPUT_MODES, AgentBlock
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.folding import Fold
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
@@ -49,8 +50,11 @@ class ChatLog(VerticalScroll):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._tools: dict[str, ToolBlock] = {}
+        # Calls waiting for their result; a sub-agent call's block is an `AgentBlock`.
+        self._tools: dict[str, ToolBlock | AgentBlock] = {}
+        self._agents: dict[str, AgentBlock] = {}  # by child id: where a child's events go
         self._tool_output_mode = "full"
+        self._agent_output_mode = "short"
         self._pruned_notice: Notice | None = None
         self._fold = Fold(self)
 
@@ -86,6 +90,25 @@ class ChatLog(VerticalScroll):
             block = self._add(ToolBlock(call_id, "tool", {}, mode=self._tool_output_mode))
         block.finish(content, error)
 
+    def start_agent(self, call_id: str, name: str, inputs: dict[str, Any],
+                    child: str) -> AgentBlock:
+        """A sub-agent call began: its tool block (the parent's call) becomes an agent block
+        in the same place, which the child's events and the call's result then reach."""
+        block = AgentBlock(call_id, name, inputs, child=child, mode=self._agent_output_mode,
+                           tool_mode=self._tool_output_mode)
+        called = self._tools.get(call_id)
+        self._tools[call_id] = block
+        self._agents[child] = block
+        if isinstance(called, ToolBlock) and called.parent is self:
+            self.mount(block, after=called)
+            called.remove()
+            return block
+        return self._add(block)
+
+    def agent(self, child: str) -> AgentBlock | None:
+        """The block a child's events go to (None: pruned, or never started here)."""
+        return self._agents.get(child)
+
     def add_error(self, message: str) -> ErrorBlock:
         return self._add(ErrorBlock(message))
 
@@ -112,6 +135,22 @@ class ChatLog(VerticalScroll):
         self._fold.unfold()  # folded blocks change height too
         for block in self.query_children(ToolBlock):
             block.set_mode(mode)
+        for agent in self.query_children(AgentBlock):
+            agent.set_mode(agent.mode, mode)
+
+    @property
+    def agent_output_mode(self) -> str:
+        return self._agent_output_mode
+
+    def set_agent_output_mode(self, mode: str) -> None:
+        """`/agent output`: how much of a sub-agent's work its blocks show, old and new."""
+        if mode not in AGENT_OUTPUT_MODES:
+            raise ValueError(f"agent output mode must be one of {AGENT_OUTPUT_MODES}, "
+                             f"not {mode!r}")
+        self._agent_output_mode = mode
+        self._fold.unfold()
+        for agent in self.query_children(AgentBlock):
+            agent.set_mode(mode)
 
     # -- whole-log operations -----------------------------------------------------------------
 
@@ -123,6 +162,7 @@ class ChatLog(VerticalScroll):
 
     async def clear_log(self) -> None:
         self._tools.clear()
+        self._agents.clear()
         self._pruned_notice = None
         self._fold.reset()
         await self.remove_children()
@@ -234,6 +274,8 @@ class ChatLog(VerticalScroll):
         gone = {id(widget) for widget in widgets}
         for call_id in [cid for cid, block in self._tools.items() if id(block) in gone]:
             del self._tools[call_id]
+        for child in [c for c, block in self._agents.items() if id(block) in gone]:
+            del self._agents[child]
 
     async def _ensure_pruned_notice(self) -> None:
         if self._pruned_notice is not None and self._pruned_notice.parent is self:

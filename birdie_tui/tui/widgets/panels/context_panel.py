@@ -5,7 +5,8 @@ This is how a user finds out why the agent "knew" something, and why a prompt ca
 It shows the latest call by default; ←/→ step through past turns and shift+←/→ through the
 calls of one (the records come from the front door's `contexts()` and the live `injected`
 events). A session recorded before provenance existed shows the older view: the injected
-skill bodies of its last turn, from `injection()`.
+skill bodies of its last turn, from `injection()`. Under the call, the session's sub-agent runs
+(`context_runs.py`): picking one shows that child's calls the same way, named by its agent.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from birdie_tui.screen_text import clean, one_line
-from birdie_tui.service.rows import CallContext, InjectionRow, InjectionView, compare
+from birdie_tui.service.rows import (AgentRunRow, CallContext, InjectionRow, InjectionView,
+                                     compare)
 from birdie_tui.tui.widgets.format import fmt_tokens
 from birdie_tui.tui.widgets.panels.context_body import (
     injection_body,
@@ -32,6 +34,7 @@ from birdie_tui.tui.widgets.panels.context_body import (
     segment_body,
 )
 from birdie_tui.tui.widgets.panels.context_calls import CallBrowser
+from birdie_tui.tui.widgets.panels.context_runs import AgentRuns
 from birdie_tui.tui.widgets.panels.context_lines import (
     change_lines,
     first_body,
@@ -124,6 +127,9 @@ class ContextPanel(Vertical):
         self._memory = Static(classes="context--memory")
         self.body = Markdown("", classes="context--body-markdown")
         self._body_scroll = VerticalScroll(self.body, classes="context--body")
+        self.runs = AgentRuns(classes="context--runs")
+        self.runs.display = False
+        self.child: tuple[str, str] | None = None  # (child, agent) whose calls are shown
 
     def compose(self) -> ComposeResult:
         yield self._summary
@@ -133,6 +139,7 @@ class ContextPanel(Vertical):
         yield self._changes
         yield self._left
         yield self._body_scroll
+        yield self.runs
         yield self._memory  # last: reads as its own section, not as the selected body
 
     def on_mount(self) -> None:
@@ -152,17 +159,33 @@ class ContextPanel(Vertical):
         """The latest call's injection (a live `injected` event, or the door's `injection()`):
         its record joins the list; the view follows it unless the user went back in time."""
         self._view = view
-        if view.context is not None:
+        if view.context is not None and self.child is None:  # a child's list stays its own
             self.calls.add(view.context)
         self._rerender()
 
     def set_records(self, records: Sequence[CallContext], *, keep: bool = True) -> None:
         """Every call of the session (the door's `contexts()`), oldest first."""
+        if self.child is not None:
+            self.child, keep = None, False
+            self.runs.set_runs(self.runs.runs, None)
         self.calls.replace(records, keep=keep)
+        self._rerender()
+
+    def set_agent_runs(self, runs: list[AgentRunRow]) -> None:
+        """The shown session's sub-agent runs (the door's `agent_runs()`)."""
+        shown = self.child[0] if self.child is not None else None
+        self.runs.set_runs(runs, shown if any(r.child == shown for r in runs) else None)
+
+    def show_child(self, child: str, agent: str, records: Sequence[CallContext]) -> None:
+        """One child's model calls (the door's `child_contexts`), stepped like the session's."""
+        self.calls.replace(records, keep=False)
+        self.child = (child, agent)
+        self.runs.set_runs(self.runs.runs, child)
         self._rerender()
 
     def clear(self) -> None:
         self._view = InjectionView()
+        self.child = None
         self.calls.replace([], keep=False)
         self._rerender()
 
@@ -218,8 +241,9 @@ class ContextPanel(Vertical):
         same = self._shown == (place.index, record.turn, record.call)  # redrawn, not moved
         keep = self._list.highlighted if same else None
         self._shown = (place.index, record.turn, record.call)
-        self._summary.update(header(record, call=place.call, calls=place.calls,
-                                    retried=place.retried))
+        who = f"{self.child[1]} · " if self.child is not None else ""
+        self._summary.update(who + header(record, call=place.call, calls=place.calls,
+                                          retried=place.retried))
         self._fill_list([Option(segment_prompt(seg), id=f"segment-{i}")
                          for i, seg in enumerate(record.segments)])
         self._legend.display = self._changes.display = True

@@ -1,4 +1,5 @@
-"""Where the tokens (and money) went: context fill, per-call usage, session totals, trend."""
+"""Where the tokens (and money) went: context fill, per-call usage, session totals, the
+sub-agents' share, trend."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class TokenPanel(Vertical):
         self._context_line = Static(classes="tokens--context")
         self._calls = Static(classes="tokens--calls")
         self._session = Static(classes="tokens--session")
+        self._agents = Static(classes="tokens--agents")
         self.sparkline = Sparkline([], classes="tokens--sparkline")
         self._caption = Static(classes="tokens--caption")
         self._cost = Static(classes="tokens--cost")
@@ -52,6 +54,7 @@ class TokenPanel(Vertical):
         yield self._context_line
         yield self._calls
         yield self._session
+        yield self._agents
         yield self.sparkline
         yield self._caption
         yield self._cost
@@ -85,7 +88,8 @@ class TokenPanel(Vertical):
         if v.calls:
             lines = [
                 Content.assemble(Content.styled(f"call {i}  ", "$foreground-muted"),
-                                 _in_out(c.input, c.output), _cached(c.cached))
+                                 _in_out(c.input, c.output), _cached(c.cached),
+                                 Content.styled(f"  {c.agent}", "$accent") if c.agent else "")
                 for i, c in enumerate(v.calls, start=1)
             ]
             calls = Content.styled("Last turn\n", "bold").append(Content("\n").join(lines))
@@ -97,6 +101,9 @@ class TokenPanel(Vertical):
             Content.assemble(Content.styled("Session  ", "bold"), _in_out(v.session_in, v.session_out),
                              _cached(v.session_cached))
         )
+
+        self._agents.display = bool(v.agents)
+        self._agents.update(_agent_lines(v))
 
         self.sparkline.data = [float(t) for t in v.per_turn]
         self.sparkline.display = bool(v.per_turn)
@@ -117,6 +124,16 @@ class TokenPanel(Vertical):
                 Content.styled(fmt_cost(v.cost_usd), cost_style),
             )
         )
+
+
+def _agent_lines(v: TokenLedger) -> Content:
+    """Per sub-agent: calls (model calls of its runs), tokens, cost ("unknown" if unpriced)."""
+    lines = [Content.assemble(Content.styled(a.name, "$accent"), "  ",
+                              Content.styled(f"{a.calls} call{'s' if a.calls != 1 else ''}  ",
+                                             "$foreground-muted"),
+                              _in_out(a.input, a.output), "  ", fmt_cost(a.cost))
+             for a in v.agents]
+    return Content.styled("Sub-agents\n", "bold").append(Content("\n").join(lines))
 
 
 def _cached(tokens: int) -> Content:

@@ -1,7 +1,9 @@
-"""The skill files that failed to parse, so a typo in a SKILL.MD is visible, not silent."""
+"""The skill (and agent) files that failed to parse, so a typo in a SKILL.MD or an AGENT.MD
+is visible, not silent."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pathlib import PurePath
@@ -12,7 +14,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from birdie_tui.screen_text import one_line
-from birdie_tui.service.rows import BrokenSkillFile
+from birdie_tui.service.rows import BrokenAgentFile, BrokenSkillFile
+
+Broken = BrokenSkillFile | BrokenAgentFile
 
 
 def short_path(path: str) -> str:
@@ -21,7 +25,7 @@ def short_path(path: str) -> str:
     return "/".join(parts[-2:]) if parts else path
 
 
-def broken_line(item: BrokenSkillFile) -> str:
+def broken_line(item: Broken) -> str:
     where = short_path(item.path)
     if item.line is not None:
         where += f":{item.line}"
@@ -29,7 +33,7 @@ def broken_line(item: BrokenSkillFile) -> str:
 
 
 class BrokenFiles(VerticalScroll):
-    """A titled list of broken skill files; hidden while there are none."""
+    """A titled list of broken files; hidden while there are none."""
 
     DEFAULT_CSS = """
     BrokenFiles {
@@ -43,8 +47,9 @@ class BrokenFiles(VerticalScroll):
     }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, what: str = "Broken files", **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._what = what
         self._title = Static(classes="broken-files--title")
         self._items = Static(classes="broken-files--items")
         self.count = 0
@@ -53,9 +58,9 @@ class BrokenFiles(VerticalScroll):
         yield self._title
         yield self._items
 
-    def show(self, broken: list[BrokenSkillFile]) -> None:
+    def show(self, broken: Sequence[Broken]) -> None:
         self.count = len(broken)
         self.display = bool(broken)
-        self._title.update(f"Broken files ({len(broken)})")
+        self._title.update(f"{self._what} ({len(broken)})")
         self._items.update(Content("\n").join(Content(broken_line(b)) for b in broken))
         self.tooltip = "\n".join(f"{b.path}:{b.line or ''} {b.message}" for b in broken) or None

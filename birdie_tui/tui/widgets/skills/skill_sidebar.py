@@ -1,4 +1,5 @@
-"""The skills sidebar: which skills exist, which are on for this session, and which are broken.
+"""The skills sidebar: which skills exist, which are on for this session, and which are broken;
+under them the sub-agents (`agent_section.py`).
 
 The sidebar never owns the truth. A toggle flips the mark at once (so the click feels
 instant) and posts `SkillSidebar.Toggled`; the app applies it to the engine and calls
@@ -20,8 +21,9 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from birdie_tui.service.rows import BrokenSkillFile, SkillRow
+from birdie_tui.service.rows import AgentRow, BrokenAgentFile, BrokenSkillFile, SkillRow
 from birdie_tui.text import counted
+from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles
 from birdie_tui.tui.widgets.skills.skill_item import skill_details, skill_prompt
 
@@ -91,11 +93,13 @@ class SkillSidebar(Vertical):
         self._details = Static(classes="skills--details")
         self._details_scroll = VerticalScroll(self._details, classes="skills--details-scroll")
         self._broken_files = BrokenFiles()
+        self.agents = AgentSection(classes="skills--agents")
 
     def compose(self) -> ComposeResult:
         yield self._title
         yield self._list
         yield self._empty
+        yield self.agents
         yield self._details_scroll
         yield self._broken_files
 
@@ -122,6 +126,10 @@ class SkillSidebar(Vertical):
         self._broken = list(broken)
         if self.is_mounted:
             self._render_all(keep=keep, scroll_y=scroll_y)
+
+    def set_agents(self, rows: list[AgentRow], broken: list[BrokenAgentFile]) -> None:
+        """The sub-agents section under the skills (see `AgentSection`)."""
+        self.agents.set_agents(rows, broken)
 
     def focus_list(self) -> None:
         """Give the list the keyboard (a click never does: the composer keeps typing)."""
