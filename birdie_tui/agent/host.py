@@ -267,9 +267,10 @@ class AgentHost:
         env_override = self.options.environ.get("BIRDIE_SKILLS_DIR", "").strip()
         if not self.options.skills_dirs and not env_override and user_dir not in dirs:
             dirs.append(user_dir)
-        # Agent folders too: an AGENT.MD saved is read again like a SKILL.MD.
-        dirs += [folder for folder, _ in self.agent.agent_dirs
-                 if folder.is_dir() and folder not in dirs]
+        # Agent folders too (not the package's own): an AGENT.MD saved is read again like a
+        # SKILL.MD.
+        dirs += [folder for folder, source in self.agent.agent_dirs
+                 if source != "bundled" and folder.is_dir() and folder not in dirs]
         return dirs
 
     def _install(self, result: LoadResult, touched: Iterable[Path]) -> ReloadReport:

@@ -50,9 +50,11 @@ async def door(isolated_home, skills_dir):
 async def test_rows_grants_and_a_broken_file(door, isolated_home):
     """The door lists agents as rows, toggles them (telling `agents`), reports a broken file and
     refuses an unknown name."""
-    rows = door.agent_rows()
-    assert [(r.name, r.enabled, r.inputs) for r in rows] == [
-        ("Repeater", False, ("text (string, required)",))]
+    rows = {r.name: r for r in door.agent_rows()}
+    assert set(rows) == {"Repeater", "Summarizer"}  # the home's, and the bundled one
+    assert (rows["Repeater"].enabled, rows["Repeater"].inputs) == (
+        False, ("text (string, required)",))
+    assert rows["Repeater"].source == "home" and rows["Summarizer"].source == "bundled"
     broken, = door.broken_agent_files()
     assert broken.path.endswith("broken/AGENT.MD") and "frontmatter" in broken.message
     door.heard.clear()
@@ -69,7 +71,7 @@ async def test_a_new_agent_file_is_read_on_reload(door, isolated_home):
     door.heard.clear()
     await door.reload_skills([isolated_home / "agents" / "second" / "AGENT.MD"])
     assert "agents" in [e.type for e in door.heard]
-    assert {r.name for r in door.agent_rows()} == {"Repeater", "Second"}
+    assert {r.name for r in door.agent_rows()} == {"Repeater", "Second", "Summarizer"}
 
 
 async def test_runs_and_a_childs_model_calls(door):

@@ -356,3 +356,26 @@ async def test_a_broken_agent_file_on_the_fake_door_is_listed_with_its_line():
         assert section.broken_count == 1
         items = str(section.query_one("BrokenFiles .broken-files--items").render())
         assert items == "bad/AGENT.MD:3 — name: missing"
+
+
+@pytest.mark.app
+async def test_a_reopened_session_shows_its_agent_calls_as_finished_blocks(agents_app):
+    """Opened again, a session's sub-agent calls are agent blocks (done, their calls and
+    tokens, the answer), not plain tool blocks."""
+    app = agents_app("--enable", "Repeater")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, 'call Repeater {"text": "kept bird"}')
+        await wait_turn(pilot, app)
+        live, = blocks(app)
+        sid = app.birdie.status().session_id
+        await app.main.sessions.new()
+        await app.main.sessions.show_current(new=True)
+        assert blocks(app) == []
+        await app.main.sessions.switch(sid)
+        await app.main.sessions.show_current()
+        await wait_for(pilot, lambda: len(blocks(app)) == 1)
+        again, = blocks(app)
+        assert again.agent == "Repeater" and again.status == "done"
+        assert again.child == live.child and again.calls == live.calls == 1
+        assert again.tokens == live.tokens and "kept bird" in again.answer
