@@ -42,10 +42,10 @@ class _MarkedCode(CodeBlock):
     @classmethod
     def create(cls, markdown: RichMarkdown, token: object) -> CodeBlock:
         block = super().create(markdown, token)  # type: ignore[arg-type]
-        assert isinstance(markdown, _Marked) and isinstance(block, _MarkedCode)
-        block.index = len(markdown.codes)
-        block.codes = markdown.codes
-        markdown.codes.append("")  # its text arrives after creation (on_text)
+        assert isinstance(block, _MarkedCode)
+        codes: list[str] = markdown.codes  # type: ignore[attr-defined]  # a _Marked's
+        block.index, block.codes = len(codes), codes
+        codes.append("")  # its text arrives after creation (on_text)
         return block
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
