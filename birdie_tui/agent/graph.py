@@ -49,7 +49,7 @@ from birdie_tui.agent.history import (
 from birdie_tui.agent.compaction import summary_start
 from birdie_tui.agent.lease import lease_state
 from birdie_tui.agent.prompt import build_system_prompt, not_loaded, skill_aliases
-from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
+from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment, mention_segments
 from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
@@ -86,6 +86,8 @@ class AgentState(TypedDict):
     # it covers: the messages stay (the chat shows them), only the model sees the summary.
     summary: str
     summary_through: str
+    # What rewinds dropped from `messages`, bounded (agent/rewind.py): the export shows it.
+    rewound: dict[str, Any]
 
 
 @dataclass
@@ -235,8 +237,10 @@ def call_record(messages: Sequence[BaseMessage], report: Any, window: Any, compa
         detail += f" · {window.dropped} older not sent (budget)"
     if compacted:
         detail += f" · {compacted} summarised"
-    history = Segment("history", tokens=window.tokens, detail=detail)
-    return CallContext(turn=turn, call=call, segments=(*report.segments, history),
+    mentions = mention_segments(window.messages, turn)
+    history = Segment("history", tokens=max(0, window.tokens - sum(m.tokens for m in mentions)),
+                      detail=detail)
+    return CallContext(turn=turn, call=call, segments=(*report.segments, *mentions, history),
                        evicted=tuple(evicted), not_loaded=tuple(skipped),
                        history_dropped=window.dropped)
 
@@ -439,6 +443,8 @@ def denial_text(why: str, action: str) -> str:
 
 
 def route_after_agent(state: AgentState) -> str:
+    if not state["messages"]:  # rewound to before the first message
+        return END
     last = state["messages"][-1]
     if isinstance(last, AIMessage):
         return "tools" if last.tool_calls else END

@@ -53,6 +53,7 @@ from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
 from birdie_tui.tui.cmds.compact import auto_compaction_notice
 from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
 from birdie_tui.tui.layout_pass import SettledScreen
+from birdie_tui.tui.mention_completion import MentionCompletion
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
 from birdie_tui.tui.sessions import SessionControl
@@ -60,6 +61,7 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.mention_list import MentionList
 from birdie_tui.tui.widgets.attach_bar import AttachBar, Attached
 from birdie_tui.tui.widgets.queue_bar import QueueBar
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -82,6 +84,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
     BINDINGS = [
+        # Esc Esc in an empty composer, no turn running: the rewind picker; else Esc cancels.
+        Binding("escape", "rewind_picker", "Rewind", id="app.rewind_picker", show=False),
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),
@@ -118,6 +122,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.turns = TurnRunner(self)
         self.sessions = SessionControl(self)
         self.commands = CommandContext(self)
+        self.mentions = MentionCompletion(self)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -126,6 +131,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
                 yield ChatLog(id="chat")
+                yield MentionList(id="mentions")
                 yield AttachBar(id="attached")
                 yield QueueBar(id="queue")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
@@ -140,6 +146,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
         composer.set_commands(completions())
+        composer.mention_popup = self.query_one(MentionList)
         composer.take_queued = self.query_one(QueueBar).take_last  # ↑ in an empty composer
         composer.focus()
         self.apply_width(self.app.size.width)
@@ -283,6 +290,14 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     @on(Composer.Submitted)
     def _composer_submitted(self, event: Composer.Submitted) -> None:
         self.submit(event.text)
+
+    @on(Composer.MentionQuery)
+    def _mention_query(self, event: Composer.MentionQuery) -> None:
+        self.mentions.query(event.query)
+
+    @on(MentionList.Chosen)
+    def _mention_chosen(self, event: MentionList.Chosen) -> None:
+        self.query_one(Composer).insert_mention(event.value)
 
     @on(Composer.Hint)
     def _composer_hint(self, event: Composer.Hint) -> None:

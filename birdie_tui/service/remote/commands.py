@@ -264,7 +264,7 @@ class RemoteCommands:
                                   else reasons[s.kind], s.tokens, "")
                      for s in last.segments if s.kind in ("always", "trigger", "loaded"))
         catalog = next((s.tokens for s in last.segments if s.kind == "catalog"), 0)
-        prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history"))
+        prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history", "mention"))
         return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=rows,
                              memory=memory, context=last)
 
@@ -300,5 +300,5 @@ class RemoteCommands:
                           input_tokens=view.counted.input_tokens,
                           output_tokens=view.counted.output_tokens)
         return export_session(meta, view.messages, await self.contexts(), fmt,
-                              summary=view.summary)
+                              summary=view.summary, rewound=view.rewound)
 
