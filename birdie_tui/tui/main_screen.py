@@ -104,6 +104,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
                 show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.toggle_sidebar", show=False),
         Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel", show=False),
+        # Not ctrl+y (the composer's redo) nor f6 (its select line).
+        Binding("f8", "copy_reply", "Copy reply", id="app.copy_reply", show=False),
         # ask → auto-approve → read-only (the composer leaves shift+tab alone: no focus to move)
         Binding("shift+tab", "cycle_approval_mode", "Approvals", id="app.approval_mode",
                 show=False),

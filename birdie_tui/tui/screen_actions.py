@@ -10,6 +10,7 @@ from textual.actions import SkipAction
 from textual.widgets import TabbedContent
 
 from birdie_tui.tui.cmds.approvals import MODE_WORDS
+from birdie_tui.tui.copying import CopyText, copied_toast
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -131,6 +132,19 @@ class ScreenActions(_ScreenBase):
             getattr(self.chat, f"scroll_{how}")(animate=False)
         else:
             self.chat.scroll_relative(y=-3 if how == "up" else 3, animate=False)
+
+    def action_copy_reply(self) -> None:
+        """The last reply's Markdown to the clipboard (as `/copy`)."""
+        self.run_line("/copy")
+
+    def on_copy_text(self, message: CopyText) -> None:
+        """A click on a "copy" in the chat."""
+        self.copy_text(message.text, message.what)
+
+    def copy_text(self, text: str, what: str) -> None:
+        """To the terminal's clipboard (OSC 52, see `tui/copying.py`), and a toast."""
+        self.app.copy_to_clipboard(text)
+        self.notify(copied_toast(what, text), timeout=3)
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = not self.query_one(SkillSidebar).display

@@ -11,8 +11,8 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from birdie_tui.tui.cmds import (agents, approvals, compact, export, extras, general, models,
-                                 rewind, sessions, skills)
+from birdie_tui.tui.cmds import (agents, approvals, clipboard, compact, export, extras, general,
+                                 models, rewind, sessions, skills)
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -94,6 +94,12 @@ COMMANDS: tuple[Command, ...] = (
             palette=(("Show the session's cost", "/cost"),)),
     Command("/history", "`/history [N]`", "your last N messages (default 10) with their turns",
             extras.cmd_history, palette=(("Show my last messages", "/history"),)),
+    Command("/copy", "`/copy [N] [code]`",
+            "copy the last reply (or the reply to your message N, as /history numbers them) "
+            "to the clipboard; `code`: its last code block", clipboard.cmd_copy,
+            subcommands=("code",),
+            palette=(("Copy the last reply", "/copy"),
+                     ("Copy the last reply's last code block", "/copy code"))),
     Command("/cd", "`/cd [path]`", "show or change the working directory tools run in",
             extras.cmd_cd),
     Command("/export", "`/export [markdown\\|json] [PATH]`",
@@ -131,7 +137,8 @@ calls) · shift+tab approval mode (ask → auto → read-only) · ctrl+p palette
 
 **Copy** — drag with the mouse to select text in the chat, then ctrl+c copies it (a selection
 in the composer is copied first). With nothing selected ctrl+c does not quit: it says that
-ctrl+q does.
+ctrl+q does. F8 or `/copy` copies the last reply as Markdown; a click on "copy" copies a code
+block (on its top edge), a reply or your message (at its top right, under the mouse).
 """
 
 

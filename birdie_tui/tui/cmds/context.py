@@ -44,6 +44,7 @@ class CommandUI(Protocol):
     def rewatch_skills(self) -> None: ...  # follow the skill folders again (one was added)
     def quit(self) -> None: ...
     async def ask_pending_approvals(self) -> None: ...
+    def copy_text(self, text: str, what: str) -> None: ...  # to the clipboard, and a toast
 
 
 class CommandContext:

@@ -8,6 +8,7 @@ from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownFence
 
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ParagraphSplitter
+from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton
 from tests.tui.chat.harness import ChatHarness
 
 
@@ -70,7 +71,7 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
                 await pilot.pause(0.07)
         await reply.finish()
         await pilot.pause()
-        parts = list(reply.children)
+        parts = [part for part in reply.children if not isinstance(part, CopyButton)]
         assert len(parts) > 1 and len(reply.markdown_widgets) == 1
         assert all(part.has_class("lite") for part in parts[:-1])
         assert rendered_source(reply) == text

@@ -65,13 +65,13 @@ async def test_a_lite_reply_renders_its_markdown_once_per_width(monkeypatch):
     from birdie_tui.tui.widgets.chat import lite_reply
 
     renders: list[int] = []
-    real = lite_reply.RichMarkdown
+    real = lite_reply._Marked  # Rich's Markdown, its code blocks marked
 
     def counting(source: str) -> object:
         renders.append(1)
         return real(source)
 
-    monkeypatch.setattr(lite_reply, "RichMarkdown", counting)
+    monkeypatch.setattr(lite_reply, "_Marked", counting)
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = AssistantMessage.static(REPLY, lite=True)

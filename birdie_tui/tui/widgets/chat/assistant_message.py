@@ -25,6 +25,7 @@ import asyncio
 import re
 import time
 
+from textual import events
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.timer import Timer
@@ -34,6 +35,8 @@ from textual.widgets.markdown import MarkdownStream
 
 from birdie_tui.screen_text import clean
 from birdie_tui.tui import collector
+from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 
 FLUSH_INTERVAL = 1 / 10
@@ -131,9 +134,11 @@ def _joined(parts: list[str], size: int) -> list[str]:
 
 
 class ReplyMarkdown(Markdown):
-    """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage)."""
+    """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage),
+    its code blocks with a "copy" of their own."""
 
     BLANK = True
+    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence}
 
 
 def _unquote(line: str) -> str:
@@ -162,6 +167,7 @@ class AssistantMessage(Widget):
         & > Markdown { margin: 0; padding: 0 1; }
         & > .lite { padding: 0 1; }
         & > .interrupted { color: $text-muted; text-style: italic; padding: 0 1; }
+        &.-hovered > CopyButton { display: block; }
         /* Textual scrolls a wide code block sideways behind a hidden scrollbar and it cannot
            take focus, so the end of a long line was out of sight and out of reach. Wrap it
            instead (folding long tokens), as the lite renderer's rich Syntax does. */
@@ -250,11 +256,14 @@ class AssistantMessage(Widget):
             yield self._markdown
         if self._interrupted:
             yield Static("interrupted", classes="interrupted")
+        if self._finished:
+            yield CopyButton()
 
     def on_mount(self) -> None:
         if self._finished:
             if self._streaming:  # finished before it was mounted: render in one go
                 self._markdown.update(self.text)
+                self.call_later(self._add_copy)
             return
         self._stream = Markdown.get_stream(self._markdown)
         self._timer = self.set_interval(self._flush_interval, self._flush_tick)
@@ -346,9 +355,32 @@ class AssistantMessage(Widget):
                 await self._stream.stop()
                 self._stream = None
         self._rendered = True
+        await self._add_copy()
         # Once the frame that shows the end is out (a timer, not the next idle moment, which
         # can come before the paint): the turn's full pass must not delay it.
         self.set_timer(RELEASE_AFTER, self._release_collector)
+
+    async def _add_copy(self) -> None:
+        """A finished reply's "copy" (shown while the mouse is over the reply)."""
+        if self.is_mounted and not self.query_children(CopyButton):
+            button = CopyButton()
+            button.place(self.size.width)
+            await self.mount(button)
+
+    def on_resize(self, event: events.Resize) -> None:
+        for button in self.query_children(CopyButton):
+            button.place(event.size.width)
+
+    def on_enter(self, event: events.Enter) -> None:
+        hovered(self, event)
+
+    def on_leave(self, event: events.Leave) -> None:
+        hovered(self, event)
+
+    def on_click(self, event: events.Click) -> None:
+        if self._finished and on_label(self, event):
+            event.stop()
+            self.post_message(CopyText(self.text, "the reply"))
 
     def _release_collector(self) -> None:
         if self._holding_collector:

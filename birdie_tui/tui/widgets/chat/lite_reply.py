@@ -9,9 +9,15 @@ lines serve the height, every repaint and the selection. Each segment carries it
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock
 from rich.markdown import Markdown as RichMarkdown
+from rich.markdown import MarkdownElement
 from rich.segment import Segment
 from rich.style import Style as RichStyle
+from textual import events
 from textual.css.styles import RulesMap
 from textual.selection import Selection
 from textual.strip import Strip
@@ -19,7 +25,85 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 
+from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.widgets.chat.copy_affordance import LABEL
+
 Line = list[Segment]
+CODE = "birdie_code"  # the style meta key that marks a code block's cells with its number
+
+
+class _MarkedCode(CodeBlock):
+    """Rich's code block, every cell of it marked with the block's number (its code kept in
+    `_Marked.codes`), so the rendered lines tell where each block is."""
+
+    index = 0
+    codes: list[str]
+
+    @classmethod
+    def create(cls, markdown: RichMarkdown, token: object) -> CodeBlock:
+        block = super().create(markdown, token)  # type: ignore[arg-type]
+        assert isinstance(block, _MarkedCode)
+        codes: list[str] = markdown.codes  # type: ignore[attr-defined]  # a _Marked's
+        block.index, block.codes = len(codes), codes
+        codes.append("")  # its text arrives after creation (on_text)
+        return block
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.codes[self.index] = str(self.text).rstrip()  # as Rich draws it (text came last)
+        mark = RichStyle.from_meta({CODE: self.index})
+        for renderable in super().__rich_console__(console, options):
+            rendered = console.render(renderable, options)  # type: ignore[arg-type]
+            yield from Segment.apply_style(rendered, post_style=mark)
+
+
+class _Marked(RichMarkdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **RichMarkdown.elements, "fence": _MarkedCode, "code_block": _MarkedCode}
+
+    def __init__(self, markup: str) -> None:
+        self.codes: list[str] = []
+        super().__init__(markup)
+
+
+def _code_starts(lines: list[Line]) -> dict[int, tuple[int, int, int]]:
+    """Each code block's first line: {line: (block, first column, end column)}."""
+    starts: dict[int, tuple[int, int, int]] = {}
+    seen: set[int] = set()
+    for y, line in enumerate(lines):
+        x = 0
+        for segment in line:
+            width = len(segment.text)
+            meta = segment.style.meta if segment.style is not None else {}
+            block = meta.get(CODE)
+            if block is not None and block not in seen:
+                seen.add(block)
+                starts[y] = (block, x, x)
+            if block is not None and y in starts and starts[y][0] == block:
+                starts[y] = (block, starts[y][1], x + width)
+            x += width
+    return starts
+
+
+def _labelled(line: Line, end: int) -> Line:
+    """The line with " copy " drawn over the cells just left of column `end`."""
+    text = f" {LABEL} "
+    start = max(end - len(text), 0)
+    out: Line = []
+    x = 0
+    for segment in line:
+        left, right = x, x + len(segment.text)
+        x = right
+        if right <= start or left >= end:
+            out.append(segment)
+            continue
+        if left < start:
+            out.append(Segment(segment.text[:start - left], segment.style))
+        if left <= start:
+            dim = RichStyle(dim=True)
+            out.append(Segment(text, segment.style + dim if segment.style else dim))
+        if right > end:
+            out.append(Segment(segment.text[end - left:], segment.style))
+    return out
 
 
 def _with_offsets(line: Line, y: int) -> Line:
@@ -64,21 +148,39 @@ class MarkdownLines(Visual):
         self._widget = widget  # its app renders (as Textual's own RichVisual keeps its widget)
         self._width = -1
         self._lines: list[Line] = []
+        self._plain = ""
+        self.codes: list[str] = []  # each code block's text, without its fences
+        self._labels: dict[int, tuple[int, int, int]] = {}  # line: (block, label's columns)
 
     def lines(self, width: int) -> list[Line]:
         if width != self._width:
             app = self._widget.app
             options = app.console_options.update(highlight=False, width=width)
-            segments = app.console.render(RichMarkdown(self.source), options)
-            split = Segment.split_and_crop_lines(segments, width, include_new_lines=False,
-                                                 pad=False)
+            markdown = _Marked(self.source)
+            segments = app.console.render(markdown, options)
+            split = list(Segment.split_and_crop_lines(segments, width, include_new_lines=False,
+                                                      pad=False))
+            self._plain = "\n".join("".join(seg.text for seg in line).rstrip() for line in split)
+            # A code block's first line is the blank its padding adds: "copy" goes at its right.
+            self._labels = {}
+            for y, (block, _, end) in _code_starts(split).items():
+                split[y] = _labelled(split[y], end)
+                self._labels[y] = (block, max(end - len(LABEL) - 2, 0), end)
+            self.codes = markdown.codes
             self._lines = [_with_offsets(line, y) for y, line in enumerate(split)]
             self._width = width
         return self._lines
 
     def plain(self, width: int) -> str:
-        """The text on screen at `width`, one line per rendered line, trailing blanks cut."""
-        return "\n".join("".join(seg.text for seg in line).rstrip() for line in self.lines(width))
+        """The text on screen at `width`, one line per rendered line, trailing blanks cut (the
+        "copy" labels left out: a selection takes the reply's words only)."""
+        self.lines(width)
+        return self._plain
+
+    def code_at(self, x: int, y: int) -> str | None:
+        """The code of the block whose "copy" label is at (x, y), if one is."""
+        block, start, end = self._labels.get(y, (-1, 0, 0))
+        return self.codes[block] if block >= 0 and start <= x < end else None
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width
@@ -117,3 +219,11 @@ class LiteReply(Widget):
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         width = self._visual._width if self._visual._width > 0 else self.content_region.width
         return selection.extract(self._visual.plain(width)), "\n"
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a code block's "copy" copies its code."""
+        offset = event.get_content_offset(self)
+        code = self._visual.code_at(offset.x, offset.y) if offset is not None else None
+        if code is not None:
+            event.stop()
+            self.post_message(CopyText(code, "the code block"))

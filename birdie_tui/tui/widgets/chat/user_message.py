@@ -9,9 +9,12 @@ took ~10 s to lay out). The preview (`preview.head`) is cut without splitting th
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from birdie_tui.screen_text import clean
+from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.widgets.chat.copy_affordance import LABEL, hovered, on_label
 from birdie_tui.tui.widgets.preview import head
 
 PREVIEW_CHARS = 4_000
@@ -54,3 +57,27 @@ class UserMessage(Static):
         self.text = text
         self.truncated = bool(note)
         self.border_title = "you"
+
+    def _title(self) -> None:
+        """"you" on the left of the top edge; "copy" on its right while the mouse is over."""
+        if not self.has_class("-hovered"):
+            self.border_title = "you"
+            return
+        gap = self.size.width - len("you") - len(LABEL) - 2  # a corner each side
+        self.border_title = f"you{' ' * max(gap, 1)}{LABEL}"
+
+    def on_enter(self, event: events.Enter) -> None:
+        hovered(self, event)
+        self._title()
+
+    def on_leave(self, event: events.Leave) -> None:
+        hovered(self, event)
+        self._title()
+
+    def on_resize(self) -> None:
+        self._title()
+
+    def on_click(self, event: events.Click) -> None:
+        if on_label(self, event):
+            event.stop()
+            self.post_message(CopyText(self.text, "your message"))
