@@ -84,9 +84,11 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
     BINDINGS = [
-        # Esc Esc in an empty composer, no turn running: the rewind picker; else Esc cancels.
-        Binding("escape", "rewind_picker", "Rewind", id="app.rewind_picker", show=False),
+        # Esc cancels a running turn (the footer shows this one: the first for the key); with
+        # nothing to cancel it passes on, and Esc Esc in an empty composer opens the rewind
+        # picker.
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
+        Binding("escape", "rewind_picker", "Rewind", id="app.rewind_picker", show=False),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),
         Binding("ctrl+o", "focus_skills", "Skills", id="app.focus_skills"),

@@ -60,6 +60,8 @@ class ScreenActions(_ScreenBase):
         if self.app.screen is self and self.focused is not composer:
             composer.focus()  # esc leaves the skill list (or a tool block) first
             return
+        if not self.turns.running:
+            raise SkipAction()  # nothing to cancel: the next Esc binding (the picker) takes it
         if await self.turns.cancel():
             self.notify("Turn cancelled.", timeout=2)
 
@@ -67,14 +69,14 @@ class ScreenActions(_ScreenBase):
 
     def action_rewind_picker(self) -> None:
         """Esc pressed twice quickly in an empty composer while no turn runs (as in Claude
-        Code) opens the rewind picker; any other Esc goes on to cancel the turn, as ever."""
+        Code) opens the rewind picker (it gets Esc only when there is no turn to cancel)."""
         composer = self.query_one(Composer)
         idle = (self.app.screen is self and self.focused is composer and not composer.text
                 and not self.turns.running and self.birdie is not None)
         now = time.monotonic()
         first, self._escaped_at = self._escaped_at, now if idle else 0.0
         if not idle or now - first > DOUBLE_PRESS:
-            raise SkipAction()  # the Esc binding after this one (cancel) takes it
+            raise SkipAction()  # a lone Esc with nothing to cancel does nothing
         self._escaped_at = 0.0
         self.run_line("/rewind")
 
