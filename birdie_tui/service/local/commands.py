@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from birdie_tui.events import ChangeEvent, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, ShellRun, UserTurn
+
+if TYPE_CHECKING:
+    from birdie_tui.store.input_history import InputHistory
 
 
 class SkillReloader(Protocol):
@@ -48,6 +51,18 @@ class LocalCommands(OnDesk):
         from birdie_tui.service.local.rows import user_turns
 
         return user_turns(await self._shown.messages(), limit)
+
+    # ------------------------------------------------------------------ ctrl+r
+    def input_history(self, limit: int = 1000) -> list[str]:
+        return self._inputs().entries(limit)
+
+    def record_input(self, text: str) -> None:
+        self._inputs().add(text)
+
+    def _inputs(self) -> InputHistory:
+        from birdie_tui.store.input_history import InputHistory
+
+        return InputHistory(self._shown.paths.input_history_file)
 
     # ------------------------------------------------------------------ /skill new
     async def new_skill(self, name: str) -> NewSkill:
