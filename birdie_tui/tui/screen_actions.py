@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 from textual.widgets import TabbedContent
 
 from birdie_tui.tui.cmds.approvals import MODE_WORDS
+from birdie_tui.tui.screens.input_history import InputHistoryScreen
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.context_runs import AgentRuns
+from birdie_tui.tui.widgets.search_bar import SearchBar
 from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
@@ -108,6 +110,23 @@ class ScreenActions(_ScreenBase):
             getattr(self.chat, f"scroll_{how}")(animate=False)
         else:
             self.chat.scroll_relative(y=-3 if how == "up" else 3, animate=False)
+
+    def action_search(self) -> None:
+        """ctrl+f: the search bar over the conversation (widgets/search_bar.py)."""
+        self.query_one(SearchBar).open()
+
+    async def pick_input(self) -> None:
+        """ctrl+r in the composer: an earlier input of any session into the composer. The
+        door's list (every session, every process) first, then this composer's own (what was
+        typed before Birdie was running, a session's messages from before the file)."""
+        composer = self.query_one(Composer)
+        kept = self.birdie.input_history() if self.birdie is not None else []
+        entries = list(dict.fromkeys([*kept, *reversed(composer.input_history)]))
+        chosen = await self.app.push_screen_wait(InputHistoryScreen(entries))
+        if chosen is not None:
+            composer.put_back(chosen)
+        else:
+            composer.focus()
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = not self.query_one(SkillSidebar).display

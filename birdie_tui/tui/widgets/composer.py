@@ -1,5 +1,6 @@
 """The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands,
-ctrl+x ctrl+e (or F4) writes the message in $VISUAL / $EDITOR (`tui/editor.py`).
+ctrl+x ctrl+e (or F4) writes the message in $VISUAL / $EDITOR (`tui/editor.py`), ctrl+r picks
+an earlier input of any session (`screens/input_history.py`).
 
 Keys are plain (non-priority) bindings with ids, and the composer runs them itself as each key
 arrives (`_run_own_binding`), so a burst (fast typing, a paste, tmux) lands in order: a priority
@@ -60,6 +61,9 @@ class Composer(TextArea):
         Binding("tab", "complete", "Complete", id="composer.complete", show=False),
         # Also the readline chord ctrl+x ctrl+e (see `_chord`).
         Binding("f4", "external_editor", "Editor", id="composer.editor", show=False),
+        # Earlier inputs of every session (the screen opens the picker: the door has them).
+        Binding("ctrl+r", "search_history", "History", id="composer.search_history",
+                show=False),
         # PageUp/PageDown scroll the conversation (the app's bindings), not this small box.
         Binding("pageup,pagedown", "pass_to_app", show=False, id="composer.pass_page"),
     ]
@@ -81,6 +85,9 @@ class Composer(TextArea):
 
     class Hint(_Text):
         """The /commands matching what is typed changed; `text` is "" when there are none."""
+
+    class HistorySearch(_Text):
+        """ctrl+r: pick an earlier input (`text`: what the composer holds now)."""
 
     def __init__(
         self,
@@ -299,6 +306,15 @@ class Composer(TextArea):
         else:
             return  # already at the oldest entry
         self._show(self.input_history[self._history_index], at_end=False)
+
+    def action_search_history(self) -> None:
+        self.post_message(self.HistorySearch(self, self.text))
+
+    def put_back(self, text: str) -> None:
+        """Text chosen elsewhere (ctrl+r) in the composer, cursor at its end, not sent."""
+        self._history_index = None
+        self._show(text, at_end=True)
+        self.focus()
 
     def action_history_next(self) -> None:
         if not self.cursor_at_last_line or self._history_index is None:
