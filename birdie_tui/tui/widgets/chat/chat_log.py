@@ -47,7 +47,7 @@ class ChatLog(VerticalScroll):
         & > Markdown.notice { margin: 0 0 1 0; padding: 0 1; }
         /* ctrl+f's current match (widgets/search_bar.py): no change of size, so the fold's
            heights hold. */
-        & > .-search-hit { background-tint: $warning 25%; outline-left: outer $warning; }
+        & > .-search-hit { background: $warning 20%; outline-left: outer $warning; }
     }
     """
 
