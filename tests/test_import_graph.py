@@ -153,6 +153,7 @@ def test_the_agent_file_format_is_pure():
 # that starts it, its parsers and its signal handling.
 TUI_MAY_IMPORT = ("birdie_tui.service", "birdie_tui.events", "birdie_tui.agent.ledger",
                   "birdie_tui.text", "birdie_tui.screen_text", "birdie_tui.resume",
+                  "birdie_tui.mentions",
                   "birdie_tui.cli.args", "birdie_tui.cli.signals", "birdie_tui")
 
 
@@ -163,6 +164,17 @@ def test_the_tui_reaches_the_core_only_through_the_front_door():
                  for dep in deps if not dep.startswith("birdie_tui.tui")
                  and not any(dep == ok or dep.startswith(ok + ".") and ok != "birdie_tui"
                              for ok in TUI_MAY_IMPORT))
+    assert bad == []
+
+
+def test_mentions_are_a_leaf():
+    """`birdie_tui.mentions` (the working directory's files for @-mentions, which the TUI and
+    `--print` expand before the door) imports nothing else of the package: a front end may use
+    it without reaching the core, and the core (a call's provenance) reads it back."""
+    graph = import_graph()
+    assert "birdie_tui.mentions.attach" in graph
+    bad = sorted((mod, dep) for mod, deps in graph.items() if mod.startswith("birdie_tui.mentions")
+                 for dep in deps if not dep.startswith("birdie_tui.mentions"))
     assert bad == []
 
 

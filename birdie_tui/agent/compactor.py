@@ -181,7 +181,7 @@ class Compactor:
     def _fixed_tokens(self) -> int:
         """The last call's prompt and tools: what the next call carries besides messages."""
         last = self._state.last_call
-        return sum(s.tokens for s in last.segments if s.kind not in ("history", "summary")) \
+        return sum(s.tokens for s in last.segments if s.kind not in ("history", "mention", "summary")) \
             if last is not None else 0
 
     async def auto_compact(self) -> Compaction | None:

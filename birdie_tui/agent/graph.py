@@ -49,7 +49,7 @@ from birdie_tui.agent.history import (
 from birdie_tui.agent.compaction import summary_start
 from birdie_tui.agent.lease import lease_state
 from birdie_tui.agent.prompt import build_system_prompt, not_loaded, skill_aliases
-from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment
+from birdie_tui.agent.provenance import RECORD_KEY, CallContext, Segment, mention_segments
 from birdie_tui.agent.sources import project_instructions
 from birdie_tui.agent.toolbox import Toolbox
 from birdie_tui.agent.window import budget_window, history_budget
@@ -235,8 +235,10 @@ def call_record(messages: Sequence[BaseMessage], report: Any, window: Any, compa
         detail += f" · {window.dropped} older not sent (budget)"
     if compacted:
         detail += f" · {compacted} summarised"
-    history = Segment("history", tokens=window.tokens, detail=detail)
-    return CallContext(turn=turn, call=call, segments=(*report.segments, history),
+    mentions = mention_segments(window.messages, turn)
+    history = Segment("history", tokens=max(0, window.tokens - sum(m.tokens for m in mentions)),
+                      detail=detail)
+    return CallContext(turn=turn, call=call, segments=(*report.segments, *mentions, history),
                        evicted=tuple(evicted), not_loaded=tuple(skipped),
                        history_dropped=window.dropped)
 

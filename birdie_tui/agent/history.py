@@ -18,6 +18,7 @@ from langchain_core.messages import (
 )
 
 from birdie_tui.agent.calls import StepCall
+from birdie_tui.mentions.attach import typed_text
 from birdie_tui.text import content_text
 
 CONTEXT_MESSAGES = 20
@@ -146,9 +147,11 @@ def context_window(
 
 
 def latest_user_text(messages: Sequence[BaseMessage]) -> str:
+    """The last user message as typed: a skill's trigger is matched against what the user
+    wrote, not the files they @-mentioned."""
     for msg in reversed(messages):
         if isinstance(msg, HumanMessage):
-            return content_text(msg.content)
+            return typed_text(content_text(msg.content))
     return ""
 
 

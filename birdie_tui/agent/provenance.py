@@ -8,7 +8,9 @@ shown from the live `injected` event or, for a past turn, from the skill as it i
 
 Segment kinds, in prompt order:
   stable   tools · base · system_prompt · catalog · always · project
-  volatile trigger · loaded · summary · memory · history
+  volatile trigger · loaded · summary · memory · mention · history
+(a `mention` is a file or folder the user @-mentioned, attached to a message of the history
+sent: its tokens are counted there, not again in `history`)
 The stable ones come first so a provider's prompt cache can reuse them; `stable_digest` says
 whether that prefix changed between two calls.
 """
@@ -17,9 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from birdie_tui.mentions.attach import attachments
+from birdie_tui.providers.tokens import estimate_tokens
+from birdie_tui.text import content_text
 
 RECORD_KEY = "birdie_context"
 # A stored record names the skills not loaded only up to this many (500 enabled knowledge skills
@@ -27,7 +33,7 @@ RECORD_KEY = "birdie_context"
 STORED_NOT_LOADED = 30
 
 STABLE_KINDS = ("tools", "base", "system_prompt", "catalog", "always", "project")
-VOLATILE_KINDS = ("trigger", "loaded", "summary", "memory", "history")
+VOLATILE_KINDS = ("trigger", "loaded", "summary", "memory", "mention", "history")
 KINDS = STABLE_KINDS + VOLATILE_KINDS
 
 
@@ -43,7 +49,7 @@ class Segment:
     tokens: int = 0  # estimated
     # trigger: the phrase as written in the skill ("remote server"); loaded: "loaded at turn 3 ·
     # 2 more turns of lease"; catalog: "7 skills"; memory: "2 notes"; history: "12 messages ·
-    # 30 older not sent (budget) · 40 summarised"
+    # 30 older not sent (budget) · 40 summarised"; mention: "lines 10-40 of 310 · turn 2"
     detail: str = ""
     digest: str = ""
 
@@ -156,6 +162,25 @@ def compare(current: CallContext, previous: CallContext | None) -> ContextChange
         stayed=tuple(s for k, s in now.items() if k in before and before[k].digest == s.digest),
         prefix_changed=current.stable_digest != previous.stable_digest,
     )
+
+
+def mention_segments(sent: Sequence[Any], turn: int) -> list[Segment]:
+    """A segment per file or folder @-mentioned in the user messages sent with this call (the
+    front end attached them, `birdie_tui.mentions`), named as mentioned."""
+    out: list[Segment] = []
+    asked = turn - sum(1 for m in sent if m.type == "human")
+    for msg in sent:
+        if msg.type != "human":
+            continue
+        asked += 1
+        for found in attachments(content_text(msg.content)):
+            detail = " · ".join(p for p in (found.detail, "" if asked == turn
+                                            else f"turn {asked}") if p)
+            out.append(Segment("mention", name=found.name + ("/" if found.kind == "folder"
+                                                             else ""),
+                               tokens=estimate_tokens(found.text), detail=detail,
+                               digest=digest(found.text)))
+    return out
 
 
 def history_records(messages: Iterable[Any]) -> list[CallContext]:

@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -213,6 +214,23 @@ def _answers(pending: list[Any], args: argparse.Namespace) -> dict[str, Any]:
     return answers
 
 
+async def _with_mentions(message: str) -> str:
+    """`@path` mentions attached as the TUI attaches them (`birdie_tui.mentions`); a file not
+    attached is said on stderr, and the message still goes."""
+    from birdie_tui.mentions.attach import expand
+
+    if "@" not in message:
+        return message
+    try:
+        root = os.getcwd()
+    except OSError:  # the working directory is gone: nothing to attach from
+        return message
+    expanded = await asyncio.to_thread(expand, message, root)
+    for note in expanded.notes:
+        print(f"birdie-tui: {clean(note)}", file=sys.stderr)
+    return expanded.text
+
+
 async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     from birdie_tui.events import SessionOpened
     from birdie_tui.secrets import scrub
@@ -236,7 +254,8 @@ async def _print_turn(birdie: Any, new: bool, args: argparse.Namespace) -> int:
     if args.auto_approve:
         birdie.set_approval_mode("auto")
 
-    outcome = await _stream_turn(birdie.resume(answers) if resuming else birdie.send(args.message),
+    outcome = await _stream_turn(birdie.resume(answers) if resuming
+                                 else birdie.send(await _with_mentions(args.message)),
                                  stream_json, args, summary)
     code = _exit_status(birdie, outcome, session_id)
     if summary is not None:  # one object, whatever happened

@@ -100,6 +100,12 @@ class TranscriptItem:
     tool_call_id: str = ""  # role tool: the call it answers
     name: str = ""  # role tool: the tool
     error: bool = False  # role tool: it failed
+    # role tool, a sub-agent call's answer: the agent, its child thread, the child's model
+    # calls and tokens (what its block's header shows)
+    agent: str = ""
+    child: str = ""
+    agent_calls: int = 0
+    agent_tokens: int = 0
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
 from birdie_tui.tui.cmds.compact import auto_compaction_notice
 from birdie_tui.tui.layout import FOLD_PANEL, FOLD_SIDEBAR, side_widths
 from birdie_tui.tui.layout_pass import SettledScreen
+from birdie_tui.tui.mention_completion import MentionCompletion
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
 from birdie_tui.tui.sessions import SessionControl
@@ -60,6 +61,7 @@ from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
+from birdie_tui.tui.widgets.mention_list import MentionList
 from birdie_tui.tui.widgets.attach_bar import AttachBar, Attached
 from birdie_tui.tui.widgets.queue_bar import QueueBar
 from birdie_tui.tui.widgets.search_bar import SearchBar
@@ -118,6 +120,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.turns = TurnRunner(self)
         self.sessions = SessionControl(self)
         self.commands = CommandContext(self)
+        self.mentions = MentionCompletion(self)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -127,6 +130,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             with Vertical(id="center"):
                 yield SearchBar(id="search")
                 yield ChatLog(id="chat")
+                yield MentionList(id="mentions")
                 yield AttachBar(id="attached")
                 yield QueueBar(id="queue")
                 yield Composer(id="composer", cursor_blink=self.cursor_blink)
@@ -141,6 +145,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
         composer.set_commands(completions())
+        composer.mention_popup = self.query_one(MentionList)
         composer.take_queued = self.query_one(QueueBar).take_last  # ↑ in an empty composer
         composer.focus()
         self.apply_width(self.app.size.width)
@@ -287,9 +292,13 @@ class MainScreen(ScreenActions, SettledScreen[None]):
             self.birdie.record_input(event.text)  # for ctrl+r, in any session
         self.submit(event.text)
 
-    @on(Composer.HistorySearch)
-    def _composer_history(self, event: Composer.HistorySearch) -> None:
-        self.run_worker(self.pick_input(), group="input-history", exit_on_error=False)
+    @on(Composer.MentionQuery)
+    def _mention_query(self, event: Composer.MentionQuery) -> None:
+        self.mentions.query(event.query)
+
+    @on(MentionList.Chosen)
+    def _mention_chosen(self, event: MentionList.Chosen) -> None:
+        self.query_one(Composer).insert_mention(event.value)
 
     @on(Composer.Hint)
     def _composer_hint(self, event: Composer.Hint) -> None:

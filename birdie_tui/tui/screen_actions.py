@@ -115,18 +115,22 @@ class ScreenActions(_ScreenBase):
         """ctrl+f: the search bar over the conversation (widgets/search_bar.py)."""
         self.query_one(SearchBar).open()
 
-    async def pick_input(self) -> None:
-        """ctrl+r in the composer: an earlier input of any session into the composer. The
-        door's list (every session, every process) first, then this composer's own (what was
-        typed before Birdie was running, a session's messages from before the file)."""
+    def action_pick_input(self) -> None:
+        """ctrl+r in the composer (its binding `composer.search_history`)."""
+        self.run_worker(self._pick_input(), group="input-history", exit_on_error=False)
+
+    async def _pick_input(self) -> None:
+        """An earlier input of any session into the composer, not sent. The door's list
+        (every session, every process) first, then this composer's own (what was typed before
+        Birdie was running, a session's messages from before the file)."""
         composer = self.query_one(Composer)
         kept = self.birdie.input_history() if self.birdie is not None else []
         entries = list(dict.fromkeys([*kept, *reversed(composer.input_history)]))
         chosen = await self.app.push_screen_wait(InputHistoryScreen(entries))
         if chosen is not None:
-            composer.put_back(chosen)
-        else:
-            composer.focus()
+            composer.load_text(chosen)
+            composer.move_cursor(composer.document.end)
+        composer.focus()
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = not self.query_one(SkillSidebar).display

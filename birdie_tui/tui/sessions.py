@@ -17,6 +17,7 @@ from dataclasses import replace
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
+from birdie_tui.mentions.attach import typed_text
 from birdie_tui.service.rows import AgentRunRow, SessionRow
 from birdie_tui.tui import collector
 from birdie_tui.tui.widgets.composer import Composer
@@ -192,7 +193,8 @@ class SessionControl:
         runner = screen.turns
         if runner.running and not runner.shown:  # a turn that ran on while away: live again
             runner.replay()
-        screen.query_one(Composer).set_history([i.content for i in items if i.role == "user"])
+        screen.query_one(Composer).set_history([typed_text(i.content) for i in items
+                                                if i.role == "user"])
         panel = screen.query_one(ContextPanel)
         panel.set_records(await birdie.contexts(), keep=False)  # every call, for ←/→
         panel.show(await birdie.injection())  # the latest call's bodies (or the older view)

@@ -30,6 +30,7 @@ from birdie_tui.events import (
     TurnEvent,
 )
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
+from birdie_tui.mentions.attach import typed_text
 from birdie_tui.text import one_line
 from birdie_tui.tui import notify
 from birdie_tui.tui.messages import EngineEvent
@@ -86,7 +87,9 @@ class TurnRunner:
 
         async def opener() -> AsyncIterator[TurnEvent] | None:
             birdie = screen.birdie  # None only if Birdie stopped since the message was sent
-            return None if birdie is None else birdie.send(text, approver=self.approve)
+            if birdie is None:
+                return None
+            return birdie.send(await screen.mentions.attach(text), approver=self.approve)
 
         self.text = text
 
@@ -179,7 +182,7 @@ class TurnRunner:
         """The transcript without what this (still running) turn added: `replay` shows it."""
         if self.text:
             for index in range(len(items) - 1, -1, -1):
-                if items[index].role == "user" and items[index].content == self.text:
+                if items[index].role == "user" and typed_text(items[index].content) == self.text:
                     return items[:index]
         return items
 

@@ -4,19 +4,17 @@ is asked with `session/request_permission` naming the agent."""
 
 from __future__ import annotations
 
-import asyncio
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from birdie_tui.acp.children import ChildCalls
-from birdie_tui.acp.turns import FolderGate, TurnRelay
 from birdie_tui.acp.updates import ToolCalls
 from birdie_tui.events import (AgentFinished, AgentStarted, ChildEvent, TokenStreamed,
                                ToolCallStarted, ToolFinished, TurnDone, UsageReported)
 from tests.acp.harness import Recorder, agent, prompt
+from tests.acp.test_acp_turns import relay
 from tests.tui.fake_door import FakeDoor
 
 WRITER = """
@@ -52,17 +50,7 @@ async def test_a_child_streams_into_its_call_and_its_calls_are_titled_with_the_a
         AgentFinished(child="s/agent/Writer-1", call_id="p1", name="Writer", status="done"),
         ToolFinished(id="p1", name="Writer", content="thinking done", error=False),
         UsageReported(10, 2), TurnDone(text="ok")]
-    door = FakeDoor(script=lambda text: list(script))
-    sent: list[Any] = []
-
-    async def send(session_id: str, update: Any) -> None:
-        sent.append(update)
-
-    await door.start()
-    await door.new_session()
-    sid = door.save_session()
-    answer = await TurnRelay(door, asyncio.Lock(), FolderGate(), send).run(
-        sid, str(tmp_path), None, "go")  # type: ignore[arg-type]
+    answer, sent = await relay(FakeDoor(script=lambda text: list(script)), tmp_path)
     assert (answer.usage.input_tokens, answer.usage.output_tokens) == (17, 5)
     agent_call = [u for u in sent if getattr(u, "tool_call_id", "") == "p1"]
     assert agent_call[1].title == "Agent Writer" and agent_call[1].status == "in_progress"

@@ -198,3 +198,105 @@ class LoopingModel(BaseChatModel):
         else:
             msg = AIMessage(content=f"answered after {self.made} calls")
         return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+# Agent files the sub-agent tests run (engine and TUI alike), written into a folder by
+# `write_agents`: each a Birdie AGENT.MD whose prompt drives the offline model.
+AGENTS = {
+    "repeater": """
+        ---
+        name: Repeater
+        description: Repeats a text.
+        ---
+
+        ## Input
+
+        ### text
+        type: string
+        description: What to repeat
+        required: true
+
+        ## Prompt
+
+        Please repeat: {{ text }}
+        """,
+    "toucher": """
+        ---
+        name: Toucher
+        description: Creates a file (a tool that asks first).
+        allowed_skills: [Guarded]
+        ---
+
+        ## Input
+
+        ### path
+        type: string
+
+        ## Prompt
+
+        call touch_file {"path": "{{ path }}"}
+        """,
+    "echoing": """
+        ---
+        name: Echoing
+        description: Echoes through a tool it may not use.
+        allowed_skills: [planner]
+        ---
+
+        ## Prompt
+
+        call echo_text {"text": "not mine"}
+        """,
+    "sleeper": """
+        ---
+        name: Sleeper
+        description: Runs the slow tool.
+        allowed_skills: [Echoer]
+        ---
+
+        ## Prompt
+
+        call slow
+        """,
+    "shaped": """
+        ---
+        name: Shaped
+        description: Answers with declared outputs.
+        ---
+
+        ## Input
+
+        ### text
+        type: string
+
+        ## Output
+
+        ### summary
+        type: string
+        description: The summary
+
+        ## Prompt
+
+        {"summary": "{{ text }}"}
+        """,
+    "looper": """
+        ---
+        name: Looper
+        description: Calls a tool with a tiny step budget.
+        allowed_skills: [Echoer]
+        recursion_limit: 1
+        ---
+
+        ## Prompt
+
+        call echo_text {"text": "once"}
+        """,
+}
+
+
+def write_agents(root: Path, extra: dict[str, str] | None = None) -> Path:
+    for folder, text in {**AGENTS, **(extra or {})}.items():
+        path = root / folder / "AGENT.MD"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root

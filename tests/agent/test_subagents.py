@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,107 +20,7 @@ from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.subagents import HEADLESS_DENIAL
 from birdie_tui.events import AgentFinished, AgentStarted, ChildEvent
 from birdie_tui.providers.config import ProviderConfig
-from tests.agent.conftest import collect
-
-AGENTS = {
-    "repeater": """
-        ---
-        name: Repeater
-        description: Repeats a text.
-        ---
-
-        ## Input
-
-        ### text
-        type: string
-        description: What to repeat
-        required: true
-
-        ## Prompt
-
-        Please repeat: {{ text }}
-        """,
-    "toucher": """
-        ---
-        name: Toucher
-        description: Creates a file (a tool that asks first).
-        allowed_skills: [Guarded]
-        ---
-
-        ## Input
-
-        ### path
-        type: string
-
-        ## Prompt
-
-        call touch_file {"path": "{{ path }}"}
-        """,
-    "echoing": """
-        ---
-        name: Echoing
-        description: Echoes through a tool it may not use.
-        allowed_skills: [planner]
-        ---
-
-        ## Prompt
-
-        call echo_text {"text": "not mine"}
-        """,
-    "sleeper": """
-        ---
-        name: Sleeper
-        description: Runs the slow tool.
-        allowed_skills: [Echoer]
-        ---
-
-        ## Prompt
-
-        call slow
-        """,
-    "shaped": """
-        ---
-        name: Shaped
-        description: Answers with declared outputs.
-        ---
-
-        ## Input
-
-        ### text
-        type: string
-
-        ## Output
-
-        ### summary
-        type: string
-        description: The summary
-
-        ## Prompt
-
-        {"summary": "{{ text }}"}
-        """,
-    "looper": """
-        ---
-        name: Looper
-        description: Calls a tool with a tiny step budget.
-        allowed_skills: [Echoer]
-        recursion_limit: 1
-        ---
-
-        ## Prompt
-
-        call echo_text {"text": "once"}
-        """,
-}
-
-
-def write_agents(root: Path) -> Path:
-    for folder, text in AGENTS.items():
-        path = root / folder / "AGENT.MD"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
-
+from tests.agent.conftest import collect, write_agents
 
 @pytest.fixture
 async def engine(skills_dir, tmp_path, monkeypatch):

@@ -99,14 +99,23 @@ def _listed(engine: Engine, session: SessionMeta | None) -> list[SessionSummary]
 def transcript_items(messages: list[BaseMessage]) -> list[TranscriptItem]:
     from birdie_tui.agent.transcript import message_to_dict
 
+    from birdie_tui.agent.ledger import AGENT_USAGE_KEY, agent_usage
+
     items = []
-    for item in map(message_to_dict, messages):
+    for message in messages:
+        item = message_to_dict(message)
         calls = tuple(ToolCallItem(str(c.get("id") or ""), str(c["name"]), dict(c["args"] or {}))
                       for c in item.get("tool_calls", ()))
+        child = agent_usage(message)
+        record = message.additional_kwargs.get(AGENT_USAGE_KEY) if child else None
         items.append(TranscriptItem(
             role=item["role"], content=item.get("content") or "", tool_calls=calls,
             tool_call_id=str(item.get("tool_call_id") or ""), name=str(item.get("name") or ""),
-            error=bool(item.get("error", False))))
+            error=bool(item.get("error", False)),
+            agent=child[0] if child else "",
+            child=str(record.get("child", "")) if isinstance(record, dict) else "",
+            agent_calls=child[4] if child else 0,
+            agent_tokens=child[1] + child[2] if child else 0))
     return items
 
 
@@ -151,7 +160,7 @@ def _recorded_view(engine: Engine, record: CallContext, memory: list[str]) -> In
             rows.append(InjectionRow(seg.name, reason, seg.tokens,
                                      (skill.body or "").strip() if skill is not None else ""))
     catalog = next((s.tokens for s in record.segments if s.kind == "catalog"), 0)
-    prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history"))
+    prompt = sum(s.tokens for s in record.segments if s.kind not in ("tools", "history", "mention"))
     return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=tuple(rows),
                          memory=tuple(memory), context=record)
 

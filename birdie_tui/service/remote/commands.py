@@ -281,7 +281,7 @@ class RemoteCommands:
                                   else reasons[s.kind], s.tokens, "")
                      for s in last.segments if s.kind in ("always", "trigger", "loaded"))
         catalog = next((s.tokens for s in last.segments if s.kind == "catalog"), 0)
-        prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history"))
+        prompt = sum(s.tokens for s in last.segments if s.kind not in ("tools", "history", "mention"))
         return InjectionView(catalog_tokens=catalog, prompt_tokens=prompt, skills=rows,
                              memory=memory, context=last)
 

@@ -157,8 +157,10 @@ def preview(request: Any, choice: str | None, key: str) -> Content:
         return _saves(head, item, effect, key)
     if choice is not None:
         return Content("enter: confirm · esc: back\n")
-    return Content("letter or click: answer · ↑↓ enter: choose · pgup/pgdn: scroll\n"
-                   "esc: not now — the call stays pending, asked again later")
+    later = ("esc: not now — the sub-agent cannot wait, so the call is not run"
+             if getattr(request, "agent", "") else
+             "esc: not now — the call stays pending, asked again later")
+    return Content("letter or click: answer · ↑↓ enter: choose · pgup/pgdn: scroll\n" + later)
 
 
 def _saves(head: str, item: str, effect: str, key: str) -> Content:

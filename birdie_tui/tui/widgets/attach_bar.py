@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from birdie_tui.screen_text import literal
 from birdie_tui.text import counted
+from birdie_tui.tui.widgets.strip_bar import StripBar
 
 LIMIT = 16 * 1024  # characters of one output sent with a message (its tail beyond it is cut)
 
@@ -30,12 +29,7 @@ class Attached:
         return f"I {state} `{self.command}` in the terminal; its output:\n{fence}\n{text.rstrip()}\n{fence}"
 
 
-class AttachBar(Vertical):
-    DEFAULT_CSS = """
-    AttachBar { height: auto; max-height: 4; display: none; padding: 0 1; }
-    AttachBar.-some { display: block; }
-    AttachBar > Static { height: 1; color: $text-muted; }
-    """
+class AttachBar(StripBar):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,11 +51,7 @@ class AttachBar(Vertical):
         return "\n\n".join(blocks)
 
     def _show(self) -> None:
-        self.remove_children()
-        self.set_class(bool(self.entries), "-some")
-        for index, entry in enumerate(self.entries):
-            lines = counted(len(entry.output.splitlines()), "line")
-            self.mount(Static(Content.assemble(
-                Content.from_markup(f"[@click=screen.attach_drop({index})]✕[/]"),
-                (" with your next message  ", "bold"), "!", literal(entry.command),
-                f"  ({lines})")))
+        self.show_lines([Content.assemble(
+            (" with your next message  ", "bold"), "!", literal(entry.command),
+            f"  ({counted(len(entry.output.splitlines()), 'line')})")
+            for entry in self.entries], "attach_drop")

@@ -1,6 +1,5 @@
 """The message input: Enter sends, ctrl+j adds a line, ↑/↓ walk history, Tab completes /commands,
-ctrl+x ctrl+e (or F4) writes the message in $VISUAL / $EDITOR (`tui/editor.py`), ctrl+r picks
-an earlier input of any session (`screens/input_history.py`).
+ctrl+x ctrl+e (or F4) writes the message in $VISUAL / $EDITOR (`tui/editor.py`).
 
 Keys are plain (non-priority) bindings with ids, and the composer runs them itself as each key
 arrives (`_run_own_binding`), so a burst (fast typing, a paste, tmux) lands in order: a priority
@@ -9,6 +8,10 @@ plain one only after later printable keys were inserted. Enter is one of them (T
 insert a newline first), so even Enter can be rebound through the keymap. ↑/↓ away from the first/
 last line move the cursor as usual; Tab in an empty composer moves focus on, and does nothing in
 a half-written message (the keys after it must not land elsewhere).
+
+`@` starts a mention (`mentions.py` at the screen): while the word at the cursor starts with
+`@`, the screen is told what follows it (`MentionQuery`) and shows its list (`MentionList`);
+while that list is open ↑/↓ move in it, Tab or Enter put the choice in, Esc closes it.
 
 A big paste (over 10,000 characters or 200 lines) shows as a one-line marker and is sent whole
 (`pastes.py`): typing stays instant after a 5 MB paste. Backspace or Delete next to a marker
@@ -19,7 +22,9 @@ toast, and loses nothing: the text stays in the composer.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
+from typing import Protocol
 
 from textual import events
 from textual.actions import SkipAction
@@ -38,6 +43,17 @@ from birdie_tui.tui.widgets.pastes import (
 HISTORY_LIMIT = 1_000
 HISTORY_CHARS = 32 * 1024 * 1024  # ↑ history keeps big messages, but not without end
 HINT_MATCHES = 6
+_RANGE_TYPED = re.compile(r":\d")  # @path:10-40: the range is the user's, nothing to complete
+
+
+class CompletionPopup(Protocol):
+    """The list the composer's keys reach while a mention is typed (`MentionList`)."""
+
+    @property
+    def is_open(self) -> bool: ...
+    def move(self, step: int) -> None: ...
+    def chosen(self) -> str | None: ...
+    def close(self) -> None: ...
 
 
 class Composer(TextArea):
@@ -59,10 +75,11 @@ class Composer(TextArea):
         Binding("up", "history_previous", "Previous", id="composer.history_previous", show=False),
         Binding("down", "history_next", "Next", id="composer.history_next", show=False),
         Binding("tab", "complete", "Complete", id="composer.complete", show=False),
+        Binding("escape", "close_mentions", show=False, id="composer.close_mentions"),
         # Also the readline chord ctrl+x ctrl+e (see `_chord`).
         Binding("f4", "external_editor", "Editor", id="composer.editor", show=False),
-        # Earlier inputs of every session (the screen opens the picker: the door has them).
-        Binding("ctrl+r", "search_history", "History", id="composer.search_history",
+        # ctrl+r: earlier inputs of every session (the screen's picker: the door has them).
+        Binding("ctrl+r", "screen.pick_input", "History", id="composer.search_history",
                 show=False),
         # PageUp/PageDown scroll the conversation (the app's bindings), not this small box.
         Binding("pageup,pagedown", "pass_to_app", show=False, id="composer.pass_page"),
@@ -86,8 +103,18 @@ class Composer(TextArea):
     class Hint(_Text):
         """The /commands matching what is typed changed; `text` is "" when there are none."""
 
-    class HistorySearch(_Text):
-        """ctrl+r: pick an earlier input (`text`: what the composer holds now)."""
+    class MentionQuery(Message):
+        """The @-mention at the cursor changed: `query` is what follows "@", None when the
+        cursor left it (the list closes)."""
+
+        def __init__(self, composer: Composer, query: str | None) -> None:
+            super().__init__()
+            self.composer = composer
+            self.query = query
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
 
     def __init__(
         self,
@@ -115,6 +142,9 @@ class Composer(TextArea):
         self._cycle_text: str | None = None  # the text the last completion put in
         self.current_hint = ""
         self._keymapped: tuple[object, BindingsMap] | None = None  # (keymap, bindings)
+        self.mention_popup: CompletionPopup | None = None  # set by the screen
+        self._mention: str | None = None  # the query last posted
+        self._dismissed: tuple[int, int] | None = None  # where Esc closed the list
         # ↑ in an empty composer first takes back a message queued while a turn runs.
         self.take_queued: Callable[[], str | None] = lambda: None
         # The text just before a ctrl+x (the chord ctrl+x ctrl+e puts it back).
@@ -197,6 +227,8 @@ class Composer(TextArea):
         return self._keymapped[1]
 
     def action_submit(self) -> None:
+        if self._popup_choose():
+            return
         folded = self.text.strip()
         if not folded:
             return
@@ -292,6 +324,9 @@ class Composer(TextArea):
             total -= len(self.input_history.pop(0))
 
     def action_history_previous(self) -> None:
+        if self.mention_popup is not None and self.mention_popup.is_open:
+            self.mention_popup.move(-1)
+            return
         if not self.text and (queued := self.take_queued()) is not None:
             self._show(queued, at_end=True)
             return
@@ -307,16 +342,10 @@ class Composer(TextArea):
             return  # already at the oldest entry
         self._show(self.input_history[self._history_index], at_end=False)
 
-    def action_search_history(self) -> None:
-        self.post_message(self.HistorySearch(self, self.text))
-
-    def put_back(self, text: str) -> None:
-        """Text chosen elsewhere (ctrl+r) in the composer, cursor at its end, not sent."""
-        self._history_index = None
-        self._show(text, at_end=True)
-        self.focus()
-
     def action_history_next(self) -> None:
+        if self.mention_popup is not None and self.mention_popup.is_open:
+            self.mention_popup.move(1)
+            return
         if not self.cursor_at_last_line or self._history_index is None:
             self.action_cursor_down()
             return
@@ -351,6 +380,8 @@ class Composer(TextArea):
         raise SkipAction()
 
     def action_complete(self) -> None:
+        if self._popup_choose():
+            return
         text = self.text
         if text.strip() and not text.startswith("/"):
             return  # mid-message: Tab must not carry the next keys (and Enter) elsewhere
@@ -385,6 +416,75 @@ class Composer(TextArea):
 
     def _on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._update_hint()
+        self._update_mention()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_mention()
+
+    # -- @-mentions ---------------------------------------------------------------------------
+
+    def mention_at_cursor(self) -> tuple[int, int, int, str] | None:
+        """(row, start, end, query) of the `@word` the cursor is in or just after."""
+        if not self.selection.is_empty:
+            return None
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        start = max(line.rfind(" ", 0, col), line.rfind("\t", 0, col)) + 1
+        if not line.startswith("@", start) or start == col:
+            return None
+        end = len(line)
+        for space in (" ", "\t"):
+            found = line.find(space, col)
+            if found >= 0:
+                end = min(end, found)
+        query = line[start + 1:col]
+        if '"' in query or _RANGE_TYPED.search(query):
+            return None
+        return row, start, end, query
+
+    def _update_mention(self) -> None:
+        found = self.mention_at_cursor()
+        query = None if found is None else found[3]
+        if found is not None and self._dismissed == found[:2]:
+            query = None  # Esc closed it: it opens again on the next mention
+        elif found is None or self._dismissed is not None and self._dismissed[:2] != found[:2]:
+            self._dismissed = None
+        if query != self._mention:
+            self._mention = query
+            self.post_message(self.MentionQuery(self, query))
+
+    def action_close_mentions(self) -> None:
+        popup = self.mention_popup
+        found = self.mention_at_cursor()
+        if popup is None or not popup.is_open or found is None:
+            raise SkipAction()  # Esc cancels a turn as usual
+        self._dismissed = found[:2]
+        self._mention = None
+        popup.close()
+
+    def _popup_choose(self) -> bool:
+        popup = self.mention_popup
+        if popup is None or not popup.is_open:
+            return False
+        choice = popup.chosen()
+        if choice is None:
+            popup.close()
+            return False
+        self.insert_mention(choice)
+        return True
+
+    def insert_mention(self, value: str) -> None:
+        """Put `@value` in place of the mention at the cursor: a folder stays open (its
+        entries are listed next), anything else is followed by a space."""
+        found = self.mention_at_cursor()
+        if found is None:
+            return
+        row, start, end, _ = found
+        text = f'@"{value}"' if " " in value else f"@{value}"
+        if not value.endswith("/") or " " in value:
+            text += " "
+        result = self.replace(text, (row, start), (row, end), maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
 
     def _update_hint(self) -> None:
         cycling = bool(self._cycle) and self.text == self._cycle_text

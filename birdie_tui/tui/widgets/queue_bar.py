@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from birdie_tui.screen_text import literal
+from birdie_tui.tui.widgets.strip_bar import StripBar
 
 PREVIEW = 100  # characters of a queued message shown on its line
 
@@ -22,14 +21,8 @@ class Queued:
     text: str
 
 
-class QueueBar(Vertical):
+class QueueBar(StripBar):
     """The queued messages of the shown session (hidden while there are none)."""
-
-    DEFAULT_CSS = """
-    QueueBar { height: auto; max-height: 6; display: none; padding: 0 1; }
-    QueueBar.-some { display: block; }
-    QueueBar > Static { height: 1; color: $text-muted; }
-    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -66,13 +59,10 @@ class QueueBar(Vertical):
 
     def show_for(self, session_id: str) -> None:
         self.session_id = session_id
-        self.remove_children()
-        mine = self.mine()
-        self.set_class(bool(mine), "-some")
-        for index, queued in enumerate(mine):
+        lines = []
+        for queued in self.mine():
             line = " ".join(queued.text.split())
             if len(line) > PREVIEW:
                 line = line[:PREVIEW - 1] + "…"
-            self.mount(Static(Content.assemble(
-                Content.from_markup(f"[@click=screen.queue_drop({index})]✕[/]"),
-                (" queued  ", "bold"), literal(line)), classes="queued"))
+            lines.append(Content.assemble((" queued  ", "bold"), literal(line)))
+        self.show_lines(lines, "queue_drop")

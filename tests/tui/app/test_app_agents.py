@@ -9,7 +9,6 @@ makes the child call a tool); what only needs events is scripted on the fake doo
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -28,63 +27,11 @@ from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from tests.tui.fake_door import FakeDoor
 
+from tests.agent.conftest import AGENTS, write_agents
+
 from .conftest import send, wait_for, wait_ready, wait_turn
 
-AGENTS = {
-    "repeater": """
-        ---
-        name: Repeater
-        description: Repeats a text.
-        ---
-
-        ## Input
-
-        ### text
-        type: string
-        description: What to repeat
-        required: true
-
-        ## Prompt
-
-        Please repeat: {{ text }}
-        """,
-    "toucher": """
-        ---
-        name: Toucher
-        description: Creates a file (a tool that asks first).
-        allowed_skills: [Guarded]
-        ---
-
-        ## Input
-
-        ### path
-        type: string
-
-        ## Prompt
-
-        call touch_file {"path": "{{ path }}"}
-        """,
-    "sleeper": """
-        ---
-        name: Sleeper
-        description: Runs the slow tool.
-        allowed_skills: [Echoer]
-        ---
-
-        ## Prompt
-
-        call slow
-        """,
-}
 ARMED = ApprovalScreen.ARM_SECONDS + 0.1
-
-
-def write_agents(root: Path, extra: dict[str, str] | None = None) -> Path:
-    for folder, text in {**AGENTS, **(extra or {})}.items():
-        path = root / folder / "AGENT.MD"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
 
 
 @pytest.fixture
@@ -204,7 +151,9 @@ async def test_a_broken_agent_file_shows_in_the_sidebar_and_the_app_runs_on(agen
         await wait_for(pilot, lambda: section.broken_count == 1)
         shown = str(section.query_one("BrokenFiles .broken-files--items").render())
         assert "broken/AGENT.MD" in shown
-        assert {r.name for r in section.rows} == {"Repeater", "Toucher", "Sleeper"}
+        names = {r.name for r in section.rows}  # every good file, the bundled one too
+        assert names >= {"Repeater", "Toucher", "Sleeper", "Summarizer"}
+        assert len(names) == len(AGENTS) + 1
         await send(pilot, app, "still here")
         await wait_turn(pilot, app)
         assert app.is_running and app.birdie.status().turns == 1
@@ -356,3 +305,26 @@ async def test_a_broken_agent_file_on_the_fake_door_is_listed_with_its_line():
         assert section.broken_count == 1
         items = str(section.query_one("BrokenFiles .broken-files--items").render())
         assert items == "bad/AGENT.MD:3 — name: missing"
+
+
+@pytest.mark.app
+async def test_a_reopened_session_shows_its_agent_calls_as_finished_blocks(agents_app):
+    """Opened again, a session's sub-agent calls are agent blocks (done, their calls and
+    tokens, the answer), not plain tool blocks."""
+    app = agents_app("--enable", "Repeater")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, 'call Repeater {"text": "kept bird"}')
+        await wait_turn(pilot, app)
+        live, = blocks(app)
+        sid = app.birdie.status().session_id
+        await app.main.sessions.new()
+        await app.main.sessions.show_current(new=True)
+        assert blocks(app) == []
+        await app.main.sessions.switch(sid)
+        await app.main.sessions.show_current()
+        await wait_for(pilot, lambda: len(blocks(app)) == 1)
+        again, = blocks(app)
+        assert again.agent == "Repeater" and again.status == "done"
+        assert again.child == live.child and again.calls == live.calls == 1
+        assert again.tokens == live.tokens and "kept bird" in again.answer

@@ -357,3 +357,14 @@ def test_the_rule_previewed_is_the_rule_saved(request_):
     assert saved in ("run_bash(ls -la [[]red]x[[]/red])",
                      'write_file(path="notes.txt", content="one\\nTWO\\n")',
                      'get_weather(city="Oslo", days=3)')
+
+
+def test_the_keys_line_says_a_sub_agents_call_cannot_wait():
+    """Esc is "not now" for the session's own calls (they stay pending); a sub-agent's call
+    cannot wait, and the line says it is then not run."""
+    from birdie_tui.tui.screens.approval_text import preview
+
+    own = ApprovalRequest(id="c1", name="write_file", args={})
+    child = ApprovalRequest(id="c2", name="write_file", args={}, agent="Writer")
+    assert "stays pending" in preview(own, None, "y").plain
+    assert "cannot wait" in preview(child, None, "y").plain

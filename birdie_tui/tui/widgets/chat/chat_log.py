@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from birdie_tui.mentions.attach import shown_text
 from birdie_tui.service.rows import TranscriptItem
 from birdie_tui.tui.widgets.chat.agent_block import AGENT_OUTPUT_MODES, AgentBlock
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
@@ -177,20 +178,27 @@ class ChatLog(VerticalScroll):
         skip = replay_start(items, self.MAX_WIDGETS)
         items = items[skip:]
         widgets: list[Widget] = []
-        pending: dict[str, ToolBlock] = {}
+        pending: dict[str, ToolBlock | AgentBlock] = {}
+        # Calls answered by a sub-agent are shown as its (finished) block, as they were live.
+        agents = {item.tool_call_id: item for item in items if item.role == "tool" and item.agent}
         mode = self._tool_output_mode
         # The replies the user sees first get the full renderer, so they look like live ones.
         replies_left = sum(1 for item in items if _is_reply(item))
         for item in items:
             if item.role == "user":
-                widgets.append(UserMessage(item.content))
+                widgets.append(UserMessage(shown_text(item.content)))
             elif item.role == "assistant":
                 if _is_reply(item):
                     replies_left -= 1
                     lite = replies_left >= FULL_MARKDOWN_REPLIES
                     widgets.append(AssistantMessage.static(item.content, lite=lite))
                 for call in item.tool_calls:
-                    block = ToolBlock(call.id, call.name or "tool", dict(call.args), mode=mode)
+                    done = agents.get(call.id)
+                    block: ToolBlock | AgentBlock = ToolBlock(
+                        call.id, call.name or "tool", dict(call.args), mode=mode) \
+                        if done is None else AgentBlock(
+                        call.id, call.name or done.agent, dict(call.args), child=done.child,
+                        mode=self._agent_output_mode, tool_mode=mode)
                     pending[call.id] = block
                     widgets.append(block)
             elif item.role == "tool":
@@ -198,6 +206,9 @@ class ChatLog(VerticalScroll):
                 if called is None:
                     called = ToolBlock(item.tool_call_id, item.name or "tool", {}, mode=mode)
                     widgets.append(called)
+                if isinstance(called, AgentBlock):
+                    called.end("error" if item.error else "done", calls=item.agent_calls,
+                               tokens=item.agent_tokens)
                 called.finish(item.content, item.error)
         for block in pending.values():  # calls whose results never came back
             block.cancel()

@@ -19,7 +19,7 @@ KIND_WORDS = {
     "tools": "tool schemas", "base": "base prompt", "system_prompt": "system_prompt.md",
     "catalog": "skill catalog", "always": "always", "project": "project instructions",
     "trigger": "trigger", "loaded": "loaded", "summary": "summary", "memory": "memory",
-    "history": "history",
+    "mention": "mentioned file", "history": "history",
 }
 SKILL_KINDS = ("always", "trigger", "loaded")
 # What a segment is, for the body view of the kinds that have no body to show.
@@ -32,6 +32,8 @@ KIND_HELP = {
     "summary": "The rolling summary of the compacted conversation (`/compact`): the model "
                "reads it instead of the older messages, which stay in the chat.",
     "memory": "Long-term memory, shared by every session (`/remember`, `/memory`).",
+    "mention": "A file or folder you @-mentioned, attached to your message (its lines "
+               "numbered); counted here, not in history.",
     "history": "The conversation sent along with the system prompt.",
 }
 EVICTED_WHY = {"expired": "lease expired", "lru": "pushed out: max loaded"}
@@ -48,6 +50,8 @@ def kind_words(seg: Segment) -> str:
             left = int(lease.group(2))
             return f"loaded (turn {lease.group(1)} · {left} more turn{'s' if left != 1 else ''})"
         return "loaded"
+    if seg.kind == "mention" and seg.name.endswith("/"):
+        return "mentioned folder"
     return KIND_WORDS.get(seg.kind, seg.kind)
 
 
