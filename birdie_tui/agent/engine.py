@@ -9,6 +9,7 @@ host, made of collaborators with their own state:
 - `history` (`SessionHistory`): its checkpointed history, the turn lock, counting after each
   checkpoint, repair;
 - `book` (`SessionBook`): open / new / switch / list / rename / delete, grants, `/retry`;
+- `rewinder` (`Rewinder`): rewind to before a user message, fork a session from one;
 - `tokens` (`TokenAccount`): the one owner of token accounting;
 - `approvals` (`ApprovalDesk`): the one place approvals are decided;
 - `compactor` (`Compactor`): `/compact`, auto-compaction, prompt settings, provenance;
@@ -40,6 +41,7 @@ from birdie_tui.agent.host import AgentHost
 from birdie_tui.agent.ledger import Ledger, Price, TokenLedger
 from birdie_tui.agent.options import EngineError, EngineOptions, default_skill_dirs
 from birdie_tui.agent.provenance import CallContext
+from birdie_tui.agent.rewind import Rewinder
 from birdie_tui.agent.session_book import SessionBook
 from birdie_tui.agent.shell_line import ShellLine, run_shell_line
 from birdie_tui.agent.session_history import INTERRUPTED_MARK, SessionHistory
@@ -75,6 +77,7 @@ class Engine:
             history=self.history)
         self.toolbox = self.host.agent.toolbox(lambda: self.state.policy, self._session_id)
         self.book = SessionBook(self.state, self.host, self.history, self.tokens)
+        self.rewinder = Rewinder(self.state, self.host, self.history, self.tokens)
         self.compactor = Compactor(self.state, self.host, self.history, self.approvals,
                                    self.tokens, facts=self)
         self.turns = TurnLoop(TurnParts(
@@ -259,6 +262,15 @@ class Engine:
 
     async def take_last_turn(self) -> str:
         return await self.book.take_last_turn()
+
+    async def rewind(self, number: int | None = None) -> str:
+        return await self.rewinder.rewind(number)
+
+    async def fork(self, number: int | None = None) -> SessionMeta:
+        return await self.rewinder.fork(number)
+
+    async def rewound(self, session_id: str | None = None) -> dict[str, Any]:
+        return await self.rewinder.rewound(session_id)
 
     def persist_session(self) -> SessionMeta:
         return self.book.persist_session()

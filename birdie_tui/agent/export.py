@@ -2,7 +2,8 @@
 
 JSON keeps the public shape of `sessions export` (`session`, `messages`) and adds, per user
 turn, the tool calls with their results and the provenance record of every model call
-(`turns`), plus the rolling compaction summary (`summary`, "" when there is none).
+(`turns`), plus the rolling compaction summary (`summary`, "" when there is none) and what
+rewinds dropped from the history (`rewound`: each rewind's messages, `agent/rewind.py`).
 
 Markdown is the transcript with a heading per turn and, after the user's message, a compact
 "Context" block: what each model call of the turn was given (segments, evictions, skills not
@@ -67,7 +68,8 @@ class Turn:
 
 
 def export_session(meta: Any, messages: Sequence[BaseMessage], contexts: Sequence[CallContext],
-                   fmt: str = "markdown", *, summary: str = "") -> str:
+                   fmt: str = "markdown", *, summary: str = "",
+                   rewound: dict[str, Any] | None = None) -> str:
     """The session as Markdown or JSON (`fmt`); ValueError for another format. Keys, header
     values and URL credentials are masked (a session from before scrubbing may hold them)."""
     if fmt not in FORMATS:
@@ -77,10 +79,44 @@ def export_session(meta: Any, messages: Sequence[BaseMessage], contexts: Sequenc
     if fmt == "json":
         return json.dumps(scrub_data({"session": session_row(meta), "messages": items,
                                       "turns": [t.to_dict() for t in turns],
-                                      "summary": summary}), indent=2, ensure_ascii=False)
+                                      "summary": summary,
+                                      "rewound": rewound_records(rewound)}),
+                          indent=2, ensure_ascii=False)
     text = to_markdown(f"{meta.id} — {meta.title or 'untitled'}", preamble, turns, summary)
+    text += rewound_markdown(rewound)
     # A raw CR (a CRLF paste, a progress bar) would make a viewer overwrite the line it ends.
     return scrub(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+# ---------------------------------------------------------------------- rewound
+def rewound_records(rewound: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Each kept rewind: `at` (the number its first message had), `when`, `messages`,
+    `not_kept` (messages beyond the cap), its tokens; oldest first."""
+    return [r for r in (rewound or {}).get("records") or () if isinstance(r, dict)]
+
+
+def rewound_markdown(rewound: dict[str, Any] | None) -> str:
+    """The messages rewinds dropped, after the history: never silently lost."""
+    records = rewound_records(rewound)
+    older = int((rewound or {}).get("older") or 0)
+    if not records and not older:
+        return ""
+    lines = ["", "## Rewound", "",
+             "_Dropped from the history by a rewind (the model no longer sees them)._", ""]
+    if older:
+        lines += [f"_{counted(older, 'earlier rewind')}: messages not kept._", ""]
+    for record in records:
+        when = str(record.get("when") or "")[:16].replace("T", " ")
+        lines += [f"### Rewound at message {record.get('at')} · {when}", ""]
+        for item in record.get("messages") or ():
+            if isinstance(item, dict) and "role" in item:
+                block = message_lines(item)
+                if block and block[0].startswith("### "):  # under this rewind's heading
+                    block[0] = "#" + block[0]
+                lines += block
+        if record.get("not_kept"):
+            lines += [f"_({counted(int(record['not_kept']), 'more message')} not kept)_", ""]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 # ---------------------------------------------------------------------- turns

@@ -86,6 +86,8 @@ class AgentState(TypedDict):
     # it covers: the messages stay (the chat shows them), only the model sees the summary.
     summary: str
     summary_through: str
+    # What rewinds dropped from `messages`, bounded (agent/rewind.py): the export shows it.
+    rewound: dict[str, Any]
 
 
 @dataclass
@@ -441,6 +443,8 @@ def denial_text(why: str, action: str) -> str:
 
 
 def route_after_agent(state: AgentState) -> str:
+    if not state["messages"]:  # rewound to before the first message
+        return END
     last = state["messages"][-1]
     if isinstance(last, AIMessage):
         return "tools" if last.tool_calls else END

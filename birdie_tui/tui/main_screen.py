@@ -85,6 +85,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
     BINDINGS = [
+        # Esc Esc in an empty composer, no turn running: the rewind picker; else Esc cancels.
+        Binding("escape", "rewind_picker", "Rewind", id="app.rewind_picker", show=False),
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),

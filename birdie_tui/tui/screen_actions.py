@@ -3,8 +3,10 @@ and the `CommandUI` side of the command context (a mixin of `MainScreen`)."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
+from textual.actions import SkipAction
 from textual.widgets import TabbedContent
 
 from birdie_tui.tui.cmds.approvals import MODE_WORDS
@@ -18,16 +20,21 @@ from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from birdie_tui.service import Birdie
+    from birdie_tui.service.rows import UserTurn
     from birdie_tui.tui.sessions import SessionControl
     from birdie_tui.tui.turns import TurnRunner
 
     _ScreenBase = Screen[None]  # what the mixin is mixed into, for the type checker
 else:
     _ScreenBase = object
+
+DOUBLE_PRESS = 0.6  # seconds between two Esc that open the rewind picker
 
 
 class ScreenActions(_ScreenBase):
@@ -42,6 +49,7 @@ class ScreenActions(_ScreenBase):
 
     if TYPE_CHECKING:
         def apply_width(self, width: int) -> None: ...  # MainScreen's layout rule
+        def run_line(self, line: str) -> None: ...  # MainScreen: a slash command
 
     @property
     def chat(self) -> ChatLog:
@@ -55,6 +63,21 @@ class ScreenActions(_ScreenBase):
             return
         if await self.turns.cancel():
             self.notify("Turn cancelled.", timeout=2)
+
+    _escaped_at = 0.0  # the last Esc in an idle, empty composer (see `action_rewind_picker`)
+
+    def action_rewind_picker(self) -> None:
+        """Esc pressed twice quickly in an empty composer while no turn runs (as in Claude
+        Code) opens the rewind picker; any other Esc goes on to cancel the turn, as ever."""
+        composer = self.query_one(Composer)
+        idle = (self.app.screen is self and self.focused is composer and not composer.text
+                and not self.turns.running and self.birdie is not None)
+        now = time.monotonic()
+        first, self._escaped_at = self._escaped_at, now if idle else 0.0
+        if not idle or now - first > DOUBLE_PRESS:
+            raise SkipAction()  # the Esc binding after this one (cancel) takes it
+        self._escaped_at = 0.0
+        self.run_line("/rewind")
 
     def action_sessions(self) -> None:
         self.sessions.open_browser()
@@ -257,6 +280,20 @@ class ScreenActions(_ScreenBase):
     async def ask_pending_approvals(self) -> None:
         """`/approvals ask`: the open session's pending approvals, asked again."""
         await self.turns.ask_pending()
+
+    def edit_message(self, text: str) -> None:
+        composer = self.query_one(Composer)
+        composer.load_text(text)
+        composer.move_cursor(composer.document.end)
+        composer.focus()
+
+    async def pick_message(self, turns: Sequence[UserTurn], action: str
+                           ) -> tuple[str, int] | None:
+        from birdie_tui.tui.screens.rewind_picker import RewindPicker
+
+        picked = await self.app.push_screen_wait(
+            RewindPicker(turns, default="fork" if action == "fork" else "rewind"))
+        return picked if isinstance(picked, tuple) else None
 
     def rewatch_skills(self) -> None:
         self.app.watch_skill_folders()

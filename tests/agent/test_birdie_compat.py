@@ -297,3 +297,39 @@ async def test_birdie_late_placeholder_is_moved_into_place(isolated_home, birdie
     final = await engine.messages()
     assert [m.id for m in final[:5]] == ["h1", "a1", "t1", "h2", "a2"]
     assert history_problems(final) == []
+
+
+async def test_birdie_session_rewinds_and_forks(isolated_home, birdie_engine):
+    """A Birdie 0.1.5 session (its counts kept by Birdie: no history_counted) rewinds and
+    forks: the turns follow the history, Birdie's tokens stay, Birdie still reads it."""
+    async def run_birdie(saver):
+        graph = birdie_graph(saver)
+        for text in ("echo from birdie please", "and once more"):
+            await graph.ainvoke({"messages": [HumanMessage(content=text)]}, birdie_config())
+
+    await with_birdie_saver(isolated_home, run_birdie)
+    json_path = write_birdie_json(isolated_home, turns=2)
+    engine = await birdie_engine()
+    await engine.open_session(SESSION_ID)
+    history = await engine.messages()
+    spent = (engine.session.input_tokens, engine.session.output_tokens)
+
+    fork = await engine.fork(2)
+    assert await engine.rewind(2) == "and once more"
+    kept = await engine.messages()
+    assert kept == history[:4] and history_problems(kept) == []
+    data = json.loads(json_path.read_text())
+    assert data["turns"] == 1 and list(data)[:len(BIRDIE_KEYS)] == BIRDIE_KEYS
+    assert (engine.session.input_tokens, engine.session.output_tokens) == spent
+
+    async def reread(saver):
+        return await birdie_graph(saver).aget_state(birdie_config())
+
+    state = await with_birdie_saver(isolated_home, reread)
+    assert [m.id for m in state.values["messages"]] == [m.id for m in kept]
+
+    await engine.open_session(fork.id)
+    assert [m.id for m in await engine.messages()] == [m.id for m in kept]
+    assert (engine.session.turns, engine.session.input_tokens) == (1, 0)
+    events = await collect(engine, 'call echo_text {"text": "in the fork"}')
+    assert events[-1].type == "done"

@@ -176,3 +176,40 @@ def test_an_unreachable_or_malformed_url_is_one_line_without_the_password(tmp_pa
     with pytest.raises(EngineError) as caught:
         engine_on("mysql://bob:s3cret@db/team", tmp_path, "bob")
     assert "s3cret" not in str(caught.value) and "postgresql://" in str(caught.value)
+
+
+async def test_rewind_and_fork_on_the_shared_database(pg_url, tmp_path):
+    """On PostgreSQL a rewind cuts the history in place (valid, the turns following it, the
+    tokens kept, the dropped part in the state's rewound channel), and a fork made on one
+    machine is listed, read and continued on another with counts of its own."""
+    alice = engine_on(pg_url, tmp_path / "laptop", "alice")
+    await alice.start()
+    try:
+        await alice.open_session(None)
+        for text in ('call echo_text {"text": "one"}', "two", "three"):
+            assert (await turn(alice, text))[-1].type == "done"
+        sid, spent = alice.session.id, alice.session.input_tokens
+        fork = await alice.fork(3)
+        assert await alice.rewind(2) == "two"
+        history = await alice.messages()
+        assert history_problems(history) == [] and [m.type for m in history][0] == "human"
+        assert sum(m.type == "human" for m in history) == 1
+        assert (alice.session.turns, alice.session.input_tokens) == (1, spent)
+        assert [r["at"] for r in (await alice.rewound())["records"]] == [2]
+    finally:
+        await alice.aclose()
+
+    bob = engine_on(pg_url, tmp_path / "desktop", "alice")
+    await bob.start()
+    try:
+        rows = {row.id: row for row in bob.sessions.summaries()}
+        assert rows[sid].turns == 1 and rows[fork.id].turns == 2
+        await bob.open_session(fork.id)
+        assert bob.session.title.startswith("fork of ") and bob.session.input_tokens == 0
+        assert [m.content for m in await bob.messages() if m.type == "human"] == [
+            'call echo_text {"text": "one"}', "two"]
+        assert (await turn(bob, "more in the fork"))[-1].type == "done"
+        assert bob.session.turns == 3 and 0 < bob.session.input_tokens < spent
+        assert history_problems(await bob.messages()) == []
+    finally:
+        await bob.aclose()

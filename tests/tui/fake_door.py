@@ -455,6 +455,42 @@ class FakeDoor:
         self._emit(StatusChanged())
         return text
 
+    def _user_at(self, n: int | None, what: str) -> int:
+        """The index in the items of your message `n` (/history's numbering; None: last)."""
+        users = [i for i, item in enumerate(self.session.items) if item.role == "user"]
+        if not users:
+            raise BirdieError(f"nothing to {what}: this session has no message yet")
+        if n is None:
+            return users[-1]
+        if not 1 <= n <= len(users):
+            raise BirdieError(f"no message {n} to {what}: this session has messages 1 to "
+                              f"{len(users)} (/history lists them)")
+        return users[n - 1]
+
+    async def rewind(self, n: int | None = None) -> str:
+        self.calls.append("rewind")
+        session = self.session
+        at = self._user_at(n, "rewind")
+        text = session.items[at].content
+        kept = sum(item.role == "user" for item in session.items[:at])
+        del session.items[at:]
+        session.turns, session.per_turn = kept, session.per_turn[:kept]
+        self._emit(SessionOpened(id=session.id, new=False))
+        self._emit(StatusChanged())
+        return text
+
+    async def fork(self, n: int | None = None) -> str:
+        self.calls.append("fork")
+        source = self.session
+        at = self._user_at(n, "fork")
+        fork = self._open_new()
+        fork.title = f"fork of {source.title or source.id}"
+        fork.items = list(source.items[:at])
+        fork.turns = sum(item.role == "user" for item in fork.items)
+        fork.saved = True
+        self._emit(SessionOpened(id=fork.id, new=False))
+        return fork.id
+
     # -------------------------------------------------------------- sessions
     def session_rows(self) -> list[SessionRow]:
         return [SessionRow(id=s.id, title=s.title or "(untitled)", updated_at=STAMP,

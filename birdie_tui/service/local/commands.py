@@ -1,5 +1,5 @@
-"""The door's side of the commands Birdie users know: `/cost`, `/history`,
-`/skill new`, `/tool cap` and `/cd`.
+"""The door's side of the commands Birdie users know: `/cost`, `/history`, `/rewind`,
+`/fork`, `/skill new`, `/tool cap` and `/cd`.
 
 A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engine, `_emit`,
 `ledger` and `reload_skills` of the class it is mixed into. Cheap to import, like the package's `__init__.py`.
@@ -8,17 +8,18 @@ A mixin of `LocalBirdie` (see `protocol.py` for the contract): it uses the engin
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from birdie_tui.events import ChangeEvent, StatusChanged
+from birdie_tui.events import ChangeEvent, SessionOpened, StatusChanged
 from birdie_tui.agent.ledger import TokenLedger
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.protocol import BirdieError
 from birdie_tui.service.rows import CostReport, NewSkill, ShellRun, UserTurn
 
 if TYPE_CHECKING:
+    from birdie_tui.agent.engine import Engine
     from birdie_tui.store.input_history import InputHistory
 
 
@@ -33,8 +34,10 @@ class LocalCommands(OnDesk):
     """`/cost`, `/history`, `/skill new`, `/tool cap` and `/cd` over the local engine."""
 
     _emit: Callable[[ChangeEvent], None]
+    _emit_totals: Callable[[], None]
     ledger: Callable[[], TokenLedger]
     reload_skills: SkillReloader
+    open_session: Callable[[str], Awaitable[None]]
 
     # ------------------------------------------------------------------ /cost
     def cost(self) -> CostReport:
@@ -51,6 +54,47 @@ class LocalCommands(OnDesk):
         from birdie_tui.service.local.rows import user_turns
 
         return user_turns(await self._shown.messages(), limit)
+
+    # ------------------------------------------------------------------ /rewind, /fork
+    async def rewind(self, n: int | None = None) -> str:
+        """Drop your message `n` (as /history numbers it; None: the last) and everything
+        after from the shown session; its text. Listeners hear `session` (every panel reads
+        the shorter history, as on opening it), `totals` and `status`."""
+        from birdie_tui.agent.options import EngineError
+
+        engine = self._not_turning("rewind")
+        try:
+            text = await engine.rewind(n)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        self._emit(SessionOpened(id=engine.require_session().id, new=False))
+        self._emit_totals()
+        self._emit(StatusChanged())
+        return text
+
+    async def fork(self, n: int | None = None) -> str:
+        """A new session "fork of …" with the shown one's history before your message `n`
+        (None: the last), shown now; its id. The original is left as it is."""
+        from birdie_tui.agent.options import EngineError
+
+        engine = self._not_turning("fork")
+        try:
+            meta = await engine.fork(n)
+        except EngineError as exc:
+            raise BirdieError(str(exc)) from None
+        except OSError as exc:
+            raise BirdieError(f"could not create the fork's session file: {exc}") from None
+        await self.open_session(meta.id)
+        return meta.id
+
+    def _not_turning(self, what: str) -> Engine:
+        engine = self._shown
+        session = engine.session
+        if session is not None and self._desk is not None \
+                and session.id in self._desk.running():
+            raise BirdieError(f"Birdie is still answering in this session — Esc cancels the "
+                              f"turn, then {what}")
+        return engine
 
     # ------------------------------------------------------------------ ctrl+r
     def input_history(self, limit: int = 1000) -> list[str]:

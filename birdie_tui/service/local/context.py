@@ -107,7 +107,8 @@ class LocalContext(OnDesk):
             raise BirdieError(f"unknown export format {fmt!r}: markdown or json")
         return export_session(self._shown.require_session(), await self._shown.messages(),
                               await self._shown.contexts(), fmt,
-                              summary=await self._shown.rolling_summary())
+                              summary=await self._shown.rolling_summary(),
+                              rewound=await self._shown.rewound())
 
     async def export_stored(self, session_id: str, fmt: str = "markdown") -> str:
         """A stored session, by id, as `export` gives the open one — without starting the
@@ -128,6 +129,7 @@ class LocalContext(OnDesk):
             # `session_id` reads that session's thread; no session needs to be opened for it.
             return export_session(meta, await engine.messages(session_id),
                                   await engine.contexts(session_id), fmt,
-                                  summary=await engine.rolling_summary(session_id))
+                                  summary=await engine.rolling_summary(session_id),
+                                  rewound=await engine.rewound(session_id))
         finally:
             await engine.aclose()

@@ -34,6 +34,7 @@ from birdie_tui.service.remote.agents import RemoteAgents, agent_grants, resolve
 from birdie_tui.service.remote.catalog import Catalog, fetch_catalog
 from birdie_tui.service.remote.client import GRAPH, META_KEY, Wire, shown_url
 from birdie_tui.service.remote.commands import RemoteCommands
+from birdie_tui.service.remote.rewind import RemoteRewind
 from birdie_tui.service.remote.sessions import birdie_meta, thread_row, written_by
 from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.service.remote.turns import RemoteTurns
@@ -50,7 +51,7 @@ FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "
 ELSEWHERE_SECONDS = 120.0
 
 
-class RemoteBirdie(RemoteAgents, RemoteCommands, RemoteTurns):
+class RemoteBirdie(RemoteAgents, RemoteCommands, RemoteTurns, RemoteRewind):
     """The `Birdie` protocol over a LangGraph server (see `protocol.py` for each method).
 
     A turn's `workspace` (a client's files and terminals) is accepted and ignored: the tools

@@ -317,5 +317,5 @@ class RemoteCommands:
                           input_tokens=view.counted.input_tokens,
                           output_tokens=view.counted.output_tokens)
         return export_session(meta, view.messages, await self.contexts(), fmt,
-                              summary=view.summary)
+                              summary=view.summary, rewound=view.rewound)
 

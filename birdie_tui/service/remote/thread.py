@@ -28,17 +28,19 @@ if TYPE_CHECKING:
 
 
 def counted_history(thread_id: str, messages: Sequence[Any], *, price: Price | None,
-                    model: str) -> SessionMeta:
+                    model: str, forked: Any = None, rewound: Any = None) -> SessionMeta:
     """The counts of a thread's history, as a session file would hold them after the local
     engine counted every step of it (each user message a turn, each AI message's usage a
-    call priced at `price`)."""
+    call priced at `price`). A fork (`forked`, its `forked_from` metadata) counts from after
+    its copied part; what rewinds dropped (`rewound`, the state's channel) stays spent."""
     from birdie_tui.agent.accounting import settle
+    from birdie_tui.agent.rewind import add_rewound, copied_counts
     from birdie_tui.store.session_meta import SessionMeta
 
-    meta = SessionMeta(id=thread_id, user_id="", cost_usd=0.0,
-                       counted={"through": None, "turns": 0})
+    meta = copied_counts(SessionMeta(id=thread_id, user_id="", cost_usd=0.0,
+                                     counted={"through": None, "turns": 0}), forked)
     settle(meta, messages, price=price, model=model)
-    return meta
+    return add_rewound(meta, rewound, price)
 
 
 class RemoteThread:
@@ -51,6 +53,7 @@ class RemoteThread:
         self.doc: dict[str, Any] = {}  # the thread as last read or written (dates, metadata)
         self.messages: list[Any] = []
         self.summary = ""  # the rolling compaction summary
+        self.rewound: dict[str, Any] = {}  # what rewinds dropped (agent/rewind.py)
         self.counted: SessionMeta = counted_history(self.id, (), price=None, model="")
         self.ledger = Ledger()  # the running (or last) turn's calls
         self.last_injected: SkillsInjected | None = None
@@ -71,7 +74,11 @@ class RemoteThread:
         state = values if isinstance(values, dict) else {}
         self.messages = to_messages(state.get("messages"))
         self.summary = str(state.get("summary") or "")
-        self.counted = counted_history(self.id, self.messages, price=price, model=model)
+        rewound = state.get("rewound")
+        self.rewound = rewound if isinstance(rewound, dict) else {}
+        self.counted = counted_history(self.id, self.messages, price=price, model=model,
+                                       forked=self.meta.get("forked_from"),
+                                       rewound=self.rewound)
         self.ledger.show_history(self.messages)
 
     @property

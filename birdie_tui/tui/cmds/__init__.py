@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from birdie_tui.tui.cmds import (agents, approvals, compact, export, extras, general, models,
-                                 sessions, skills)
+                                 rewind, sessions, skills)
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -106,6 +106,14 @@ COMMANDS: tuple[Command, ...] = (
             "list models · switch for this session", models.cmd_model),
     Command("/retry", "`/retry`", "run your last message again (after an error or Esc)",
             models.cmd_retry, palette=(("Retry the last turn", "/retry"),)),
+    Command("/rewind", "`/rewind [N]`",
+            "go back to before your message N (as /history numbers them; without N, pick "
+            "one): it and what followed leave the history, its text comes back to edit",
+            rewind.cmd_rewind, palette=(("Rewind to a message…", "/rewind"),)),
+    Command("/fork", "`/fork [N]`",
+            "a new session with this conversation before your message N (without N, pick "
+            "one); the original stays as it is", rewind.cmd_fork,
+            palette=(("Fork from a message…", "/fork"),)),
     Command("/clear", "`/clear`", "clear the screen (history is kept)", general.cmd_clear,
             needs_birdie=False, palette=(("Clear the chat", "/clear"),)),
     Command("/quit", "`/quit`", "exit", general.cmd_quit, needs_birdie=False),
@@ -116,7 +124,8 @@ BY_NAME = {c.name: c for c in COMMANDS}
 KEYS_HELP = """\
 **Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · ctrl+r earlier inputs of any
 session · ctrl+f find in the chat (Enter/↓ next, shift+Enter/↑ previous) · Tab complete a command ·
-PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · ctrl+o skill list (Space
+PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · Esc Esc (empty composer)
+rewind or fork from an earlier message · ctrl+o skill list (Space
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
 ctrl+b skills sidebar · ctrl+t side panel · ctrl+g context panel (←/→ turns, shift+←/→
 calls) · shift+tab approval mode (ask → auto → read-only) · ctrl+p palette · ctrl+q quit

@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from textual.notifications import SeverityLevel
 
     from birdie_tui.service import Birdie
+    from birdie_tui.service.rows import UserTurn
 
 
 class CommandUI(Protocol):
@@ -34,6 +37,10 @@ class CommandUI(Protocol):
     async def open_session(self, session_id: str) -> None: ...
     async def delete_session(self, session_id: str) -> None: ...
     def start_turn(self, text: str) -> None: ...
+    def edit_message(self, text: str) -> None: ...  # into the composer, to edit and send
+    # The rewind picker over `turns`: (action, message number), or None when closed.
+    async def pick_message(self, turns: Sequence[UserTurn], action: str
+                           ) -> tuple[str, int] | None: ...
     def rewatch_skills(self) -> None: ...  # follow the skill folders again (one was added)
     def quit(self) -> None: ...
     async def ask_pending_approvals(self) -> None: ...
