@@ -39,6 +39,7 @@ from birdie_tui.agent.approvals import APPROVAL_RULES, APPROVED_SKILLS
 from birdie_tui.agent.graph import replace_all
 from birdie_tui.agent.history import repair_history
 from birdie_tui.agent.host import AgentHost
+from birdie_tui.mentions.attach import typed_text
 from birdie_tui.agent.ledger import Price, agent_usage, call_cost, usage_of
 from birdie_tui.agent.options import EngineError
 from birdie_tui.agent.provenance import history_records
@@ -244,7 +245,8 @@ class Rewinder:
         records = history_records(kept)
         self._state.last_call = records[-1] if records else None
         self._tokens.show_history(kept)
-        return content_text(history[index].content)
+        # As typed: sent again, its @-mentions attach the files again.
+        return typed_text(content_text(history[index].content))
 
     async def fork(self, number: int | None = None) -> SessionMeta:
         """A new saved session holding the history before user message `number` (None: the

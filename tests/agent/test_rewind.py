@@ -206,3 +206,15 @@ async def test_the_rewound_channel_is_bounded(engine, monkeypatch):
     assert kept["input"] == engine.session.input_tokens
     first = kept["records"][0]["messages"][0]["content"]
     assert first.startswith("message nu") and "not kept" in first
+
+
+async def test_a_rewound_message_comes_back_as_typed_without_its_attachments(engine, tmp_path):
+    """A message sent with an @-mentioned file comes back as the user typed it: sent again,
+    its mention attaches the file again (not twice)."""
+    from birdie_tui.mentions.attach import expand
+
+    (tmp_path / "notes.md").write_text("hello notes\n")
+    sent = expand("read @notes.md please", tmp_path).text
+    assert "[mentioned file: notes.md" in sent
+    await collect(engine, sent)
+    assert await engine.rewind(1) == "read @notes.md please"

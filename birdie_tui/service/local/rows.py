@@ -169,9 +169,12 @@ def user_turns(messages: list[BaseMessage], limit: int) -> list[UserTurn]:
     """/history: the user's last `limit` messages of a history, numbered by turn (oldest
     first)."""
     from birdie_tui.service.protocol import BirdieError
+    from birdie_tui.mentions.attach import typed_text
     from birdie_tui.text import content_text
 
     if limit < 1:
         raise BirdieError("the number of messages to show is at least 1")
     asked = [m for m in messages if m.type == "human"]
-    return [UserTurn(n, content_text(m.content)) for n, m in enumerate(asked, 1)][-limit:]
+    # As typed: the files @-mentioned were attached to the message, not written in it.
+    return [UserTurn(n, typed_text(content_text(m.content)))
+            for n, m in enumerate(asked, 1)][-limit:]

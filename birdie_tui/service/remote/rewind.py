@@ -34,6 +34,7 @@ class RemoteRewind:
         from birdie_tui.agent.accounting import counted_through
         from birdie_tui.agent.rewind import (FORKED_KEY, REWOUND_KEY, own_usage, rewound_after,
                                              summary_values, user_positions)
+        from birdie_tui.mentions.attach import typed_text
         from birdie_tui.text import content_text
 
         view = self._idle("rewind")
@@ -58,7 +59,7 @@ class RemoteRewind:
         self._emit(SessionOpened(id=view.id, new=False))
         self._emit_totals()
         self._emit(StatusChanged())
-        return content_text(messages[index].content)
+        return typed_text(content_text(messages[index].content))  # as typed (see agent/rewind.py)
 
     async def fork(self, n: int | None = None) -> str:
         from birdie_tui.agent.accounting import counted_through
