@@ -154,6 +154,11 @@ class Birdie(Protocol):
     # -------------------------------------------------------------- commands
     def cost(self) -> CostReport: ...  # /cost: session totals and a per-turn breakdown
     async def history(self, limit: int = 10) -> list[UserTurn]: ...  # your last messages
+    # What the user typed, across sessions and processes (ctrl+r), newest first, each once;
+    # a front end records each line it sends. A file of this machine's $BIRDIE_HOME, also
+    # with a database or a server (store/input_history.py).
+    def input_history(self, limit: int = 1000) -> list[str]: ...
+    def record_input(self, text: str) -> None: ...
     async def new_skill(self, name: str) -> NewSkill: ...  # scaffold $BIRDIE_HOME/skills/<name>
     def tool_call_limit(self) -> int | None: ...  # per turn; None: no limit
     def set_tool_call_limit(self, limit: int | None) -> int | None: ...

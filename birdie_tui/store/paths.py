@@ -7,6 +7,7 @@ The layout under ``$BIRDIE_HOME`` (default ``~/.birdie``) matches Birdie 0.1.5::
     sessions/<user>/<session-id>.json   session metadata
     sessions/<user>/<session-id>.deleted  empty tombstone: that id is never handed out again
     settings.json                       (override: $BIRDIE_SETTINGS_FILE)
+    input_history.jsonl                 what was typed, across sessions (ctrl+r)
     logs/
     skills/                             user skills
 """
@@ -114,6 +115,10 @@ class BirdiePaths:
     @property
     def settings_file(self) -> Path:
         return self._settings_file or self._home / "settings.json"
+
+    @property
+    def input_history_file(self) -> Path:
+        return self._home / "input_history.jsonl"
 
     @property
     def logs_dir(self) -> Path:

@@ -22,6 +22,7 @@ def default_keys(app: Any) -> dict[str, str]:
     from birdie_tui.tui.main_screen import MainScreen
     from birdie_tui.tui.screens.approval import ApprovalScreen
     from birdie_tui.tui.screens.confirm import ConfirmScreen
+    from birdie_tui.tui.screens.input_history import InputHistoryScreen
     from birdie_tui.tui.screens.rename import RenameScreen
     from birdie_tui.tui.screens.rewind_picker import RewindPicker
     from birdie_tui.tui.screens.session_browser import SessionBrowser
@@ -29,12 +30,13 @@ def default_keys(app: Any) -> dict[str, str]:
     from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
     from birdie_tui.tui.widgets.composer import Composer
     from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
+    from birdie_tui.tui.widgets.search_bar import SearchBar
     from birdie_tui.tui.widgets.skills.agent_section import AgentSection
     from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
     owners = (type(app), MainScreen, Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
               ApprovalScreen, RenameScreen, ContextPanel, AgentSection, AgentHeader,
-              RewindPicker)
+              RewindPicker, SearchBar, InputHistoryScreen)
     return {b.id: b.key for owner in owners for b in owner.BINDINGS
             if isinstance(b, Binding) and b.id}
 

@@ -64,6 +64,7 @@ from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.mention_list import MentionList
 from birdie_tui.tui.widgets.attach_bar import AttachBar, Attached
 from birdie_tui.tui.widgets.queue_bar import QueueBar
+from birdie_tui.tui.widgets.search_bar import SearchBar
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.token_panel import TokenPanel
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
@@ -75,7 +76,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("birdie_tui.tui")
 
 # Only these take focus from a click; everything else is clicked without stealing the keyboard.
-CLICK_FOCUSABLE = frozenset({"composer"})  # widget ids
+CLICK_FOCUSABLE = frozenset({"composer", "search-input"})  # widget ids
 # Keys the skill list keeps while it has focus (it is focused on purpose, with its own key).
 SKILL_LIST_KEYS = ("space",)
 
@@ -104,6 +105,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
                 show=False),
         Binding("ctrl+pagedown", "cycle_session(1)", "Next session", id="app.next_session",
                 show=False),
+        Binding("ctrl+f", "search", "Find", id="app.search", show=False),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.toggle_sidebar", show=False),
         Binding("ctrl+t", "toggle_panel", "Panel", id="app.toggle_panel", show=False),
         # Not ctrl+y (the composer's redo) nor f6 (its select line).
@@ -132,6 +134,7 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         with Horizontal(id="body"):
             yield SkillSidebar(id="skills")
             with Vertical(id="center"):
+                yield SearchBar(id="search")
                 yield ChatLog(id="chat")
                 yield MentionList(id="mentions")
                 yield AttachBar(id="attached")
@@ -291,6 +294,8 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     # ------------------------------------------------------------------ input
     @on(Composer.Submitted)
     def _composer_submitted(self, event: Composer.Submitted) -> None:
+        if self.birdie is not None:
+            self.birdie.record_input(event.text)  # for ctrl+r, in any session
         self.submit(event.text)
 
     @on(Composer.MentionQuery)

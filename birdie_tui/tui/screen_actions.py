@@ -11,10 +11,12 @@ from textual.widgets import TabbedContent
 
 from birdie_tui.tui.cmds.approvals import MODE_WORDS
 from birdie_tui.tui.copying import CopyText, copied_toast
+from birdie_tui.tui.screens.input_history import InputHistoryScreen
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
 from birdie_tui.tui.widgets.panels.context_runs import AgentRuns
+from birdie_tui.tui.widgets.search_bar import SearchBar
 from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 
@@ -147,6 +149,27 @@ class ScreenActions(_ScreenBase):
         """To the terminal's clipboard (OSC 52, see `tui/copying.py`), and a toast."""
         self.app.copy_to_clipboard(text)
         self.notify(copied_toast(what, text), timeout=3)
+
+    def action_search(self) -> None:
+        """ctrl+f: the search bar over the conversation (widgets/search_bar.py)."""
+        self.query_one(SearchBar).open()
+
+    def action_pick_input(self) -> None:
+        """ctrl+r in the composer (its binding `composer.search_history`)."""
+        self.run_worker(self._pick_input(), group="input-history", exit_on_error=False)
+
+    async def _pick_input(self) -> None:
+        """An earlier input of any session into the composer, not sent. The door's list
+        (every session, every process) first, then this composer's own (what was typed before
+        Birdie was running, a session's messages from before the file)."""
+        composer = self.query_one(Composer)
+        kept = self.birdie.input_history() if self.birdie is not None else []
+        entries = list(dict.fromkeys([*kept, *reversed(composer.input_history)]))
+        chosen = await self.app.push_screen_wait(InputHistoryScreen(entries))
+        if chosen is not None:
+            composer.load_text(chosen)
+            composer.move_cursor(composer.document.end)
+        composer.focus()
 
     def action_toggle_sidebar(self) -> None:
         self.sidebar_forced = not self.query_one(SkillSidebar).display

@@ -115,6 +115,7 @@ class FakeDoor:
         self._limit: int | None = None
         self._auto_compact = 0
         self._cwd = "/tmp"
+        self.inputs: list[str] = []  # what record_input heard, oldest first (ctrl+r)
         self.given: dict[str, tuple[McpServerSpec, ...]] = {}  # session id -> its client's servers
 
     @classmethod
@@ -652,6 +653,14 @@ class FakeDoor:
     async def history(self, limit: int = 10) -> list[UserTurn]:
         users = [item.content for item in self.session.items if item.role == "user"]
         return [UserTurn(turn=n, text=text) for n, text in enumerate(users, 1)][-limit:]
+
+    def input_history(self, limit: int = 1000) -> list[str]:
+        """Newest first, each once: what the file-backed doors answer."""
+        return list(dict.fromkeys(reversed(self.inputs)))[:limit]
+
+    def record_input(self, text: str) -> None:
+        if text.strip():
+            self.inputs.append(text)
 
     async def new_skill(self, name: str) -> NewSkill:
         self._skills[name] = SkillRow(name, "knowledge", "A new skill.", 0)

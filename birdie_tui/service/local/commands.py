@@ -20,6 +20,7 @@ from birdie_tui.service.rows import CostReport, NewSkill, ShellRun, UserTurn
 
 if TYPE_CHECKING:
     from birdie_tui.agent.engine import Engine
+    from birdie_tui.store.input_history import InputHistory
 
 
 class SkillReloader(Protocol):
@@ -94,6 +95,18 @@ class LocalCommands(OnDesk):
             raise BirdieError(f"Birdie is still answering in this session — Esc cancels the "
                               f"turn, then {what}")
         return engine
+
+    # ------------------------------------------------------------------ ctrl+r
+    def input_history(self, limit: int = 1000) -> list[str]:
+        return self._inputs().entries(limit)
+
+    def record_input(self, text: str) -> None:
+        self._inputs().add(text)
+
+    def _inputs(self) -> InputHistory:
+        from birdie_tui.store.input_history import InputHistory
+
+        return InputHistory(self._shown.paths.input_history_file)
 
     # ------------------------------------------------------------------ /skill new
     async def new_skill(self, name: str) -> NewSkill:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.agent.approvals import (
     APPROVAL_RULES,
@@ -54,6 +54,9 @@ from birdie_tui.service.rows import (
     ToolRow,
     UserTurn,
 )
+
+if TYPE_CHECKING:
+    from birdie_tui.store.input_history import InputHistory
 
 
 def local_only(what: str, why: str) -> BirdieError:
@@ -220,6 +223,20 @@ class RemoteCommands:
         from birdie_tui.service.local.rows import user_turns
 
         return user_turns(self.shown.messages, limit)
+
+    def input_history(self, limit: int = 1000) -> list[str]:
+        return self._inputs().entries(limit)
+
+    def record_input(self, text: str) -> None:
+        self._inputs().add(text)
+
+    def _inputs(self) -> InputHistory:
+        """This machine's file, as the UI settings are: the user's typing, not the server's."""
+        from birdie_tui.store.input_history import InputHistory
+        from birdie_tui.store.paths import BirdiePaths
+
+        paths = BirdiePaths.from_env(getattr(self, "_environ", None) or os.environ)
+        return InputHistory(paths.input_history_file)
 
     def tool_call_limit(self) -> int | None:
         cap = self.shown.meta.get("max_tool_calls", self.catalog.settings.get("max_tool_calls", 40))

@@ -128,7 +128,8 @@ COMMANDS: tuple[Command, ...] = (
 BY_NAME = {c.name: c for c in COMMANDS}
 
 KEYS_HELP = """\
-**Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · Tab complete a command ·
+**Keys** — Enter send · ctrl+j newline · ↑/↓ earlier inputs · ctrl+r earlier inputs of any
+session · ctrl+f find in the chat (Enter/↓ next, shift+Enter/↑ previous) · Tab complete a command ·
 PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · Esc Esc (empty composer)
 rewind or fork from an earlier message · ctrl+o skill list (Space
 toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·

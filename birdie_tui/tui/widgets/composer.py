@@ -78,6 +78,9 @@ class Composer(TextArea):
         Binding("escape", "close_mentions", show=False, id="composer.close_mentions"),
         # Also the readline chord ctrl+x ctrl+e (see `_chord`).
         Binding("f4", "external_editor", "Editor", id="composer.editor", show=False),
+        # ctrl+r: earlier inputs of every session (the screen's picker: the door has them).
+        Binding("ctrl+r", "screen.pick_input", "History", id="composer.search_history",
+                show=False),
         # PageUp/PageDown scroll the conversation (the app's bindings), not this small box.
         Binding("pageup,pagedown", "pass_to_app", show=False, id="composer.pass_page"),
     ]

@@ -46,6 +46,9 @@ class ChatLog(VerticalScroll):
         padding: 0 1;
         background: $background;
         & > Markdown.notice { margin: 0 0 1 0; padding: 0 1; }
+        /* ctrl+f's current match (widgets/search_bar.py): no change of size, so the fold's
+           heights hold. */
+        & > .-search-hit { background: $warning 20%; outline-left: outer $warning; }
     }
     """
 
@@ -262,6 +265,41 @@ class ChatLog(VerticalScroll):
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._fold.width:
             self._fold.unfold()  # its heights are the old width's
+
+    # -- search (ctrl+f) ---------------------------------------------------------------------
+
+    def search_entries(self) -> list[Widget]:
+        """The entries a search goes through, top first (folded ones too)."""
+        return self._entries()
+
+    def reveal(self, entry: Widget, *, fraction: float = 0.0) -> None:
+        """Bring a found entry into view: folded entries shown again, a collapsed tool or
+        agent block opened, then scrolled to about `fraction` of the way down the entry (where
+        the match is in its text) once the layout has placed it."""
+        if entry.parent is not self:
+            return
+        if not entry.display:
+            self._fold.unfold()
+        if isinstance(entry, ToolBlock) and entry.collapsed and entry.mode != "off":
+            entry.collapsed = False
+        elif isinstance(entry, AgentBlock) and entry.collapsed:
+            entry.toggle()
+        self.call_after_refresh(self._scroll_to_entry, entry, fraction, 3)
+
+    def _scroll_to_entry(self, entry: Widget, fraction: float, tries: int) -> None:
+        if entry.parent is not self:
+            return
+        region = entry.virtual_region
+        if (not region.height or not self._fold.settled()) and tries > 0:
+            self.call_after_refresh(self._scroll_to_entry, entry, fraction, tries - 1)
+            return
+        view = self.scrollable_content_region.height
+        if region.height <= view:  # all of it on screen, in the middle
+            target = region.y + region.height // 2 - view // 2
+        else:  # the match's line a third of the way down the screen
+            target = region.y + int(region.height * fraction) - view // 3
+        self.scroll_to(y=max(0, min(target, self.max_scroll_y)), animate=False,
+                       immediate=True)
 
     # -- pruning ------------------------------------------------------------------------------
 
