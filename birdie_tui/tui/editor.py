@@ -11,6 +11,10 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from birdie_tui.tui.widgets.composer import Composer
 
 FALLBACKS = ("nano", "vim", "vi")
 
@@ -47,3 +51,25 @@ def edit_text(text: str, command: list[str]) -> tuple[str | None, str]:
         except OSError as exc:
             return None, f"could not read the edited message: {exc.strerror or exc}"
     return (saved[:-1] if saved.endswith("\n") else saved), ""
+
+
+def edit_in_editor(composer: Composer) -> None:
+    """The composer's message in the user's editor (the app suspended meanwhile); the saved
+    text comes back to the composer, not sent. Said in a toast when it cannot be done."""
+    from textual.app import SuspendNotSupported
+
+    command = editor_command()
+    if command is None:
+        composer.notify("No editor: set $VISUAL or $EDITOR.", severity="warning")
+        return
+    try:
+        with composer.app.suspend():
+            text, problem = edit_text(composer.full_text, command)
+    except SuspendNotSupported:
+        composer.notify("This terminal cannot hand the screen to an editor.", severity="warning")
+        return
+    if text is None:
+        composer.notify(problem, severity="warning")
+        return
+    composer.load_text(text)
+    composer.move_cursor(composer.document.end)

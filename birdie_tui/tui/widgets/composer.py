@@ -178,25 +178,9 @@ class Composer(TextArea):
 
     def action_external_editor(self) -> None:
         """The message in $VISUAL / $EDITOR; the app steps aside until it exits."""
-        from textual.app import SuspendNotSupported
+        from birdie_tui.tui.editor import edit_in_editor
 
-        from birdie_tui.tui.editor import edit_text, editor_command
-
-        command = editor_command()
-        if command is None:
-            self.notify("No editor: set $VISUAL or $EDITOR.", severity="warning")
-            return
-        try:
-            with self.app.suspend():
-                text, problem = edit_text(self.full_text, command)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand the screen to an editor.",
-                        severity="warning")
-            return
-        if text is None:
-            self.notify(problem, severity="warning")
-            return
-        self._show(text, at_end=True)
+        edit_in_editor(self)
 
     async def _run_own_binding(self, event: events.Key) -> bool:
         """Run this widget's binding for `event` now, in key order.
@@ -452,6 +436,14 @@ class Composer(TextArea):
         if query != self._mention:
             self._mention = query
             self.post_message(self.MentionQuery(self, query))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc is the @-list's only while the list is open: otherwise it is not this
+        widget's (the footer shows the screen's Esc, and the screen gets it)."""
+        if action == "close_mentions":
+            popup = self.mention_popup
+            return popup is not None and popup.is_open
+        return super().check_action(action, parameters)
 
     def action_close_mentions(self) -> None:
         popup = self.mention_popup
