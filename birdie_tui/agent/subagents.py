@@ -62,6 +62,7 @@ RETRY_TEXT = ("Your previous reply was invalid: {error}. Return ONLY a single JS
 HEADLESS_DENIAL = ("needs approval, and a sub-agent's call cannot wait for it here: answer it "
                    "in the TUI or an editor, or allow it with a mode or an \"always\" rule")
 DEFAULT_PARALLEL = 3
+CHILD_STOP_SECONDS = 10.0  # a cancelled child's tools end within their own grace (~0.5 s)
 
 Writer = Callable[[Any], None]  # the parent's custom stream
 # Pending requests of a child's step -> the resume value (an answer per request).
@@ -193,9 +194,11 @@ class _ChildRun:
                     self._writer(queue.get_nowait())
                 return task.result()
         finally:
-            for pending in (task, getter):
-                if pending is not None and not pending.done():
-                    pending.cancel()
+            if getter is not None and not getter.done():
+                getter.cancel()
+            if not task.done():  # cancelled: the child's tools are ended before we go on
+                task.cancel()
+                await asyncio.wait({task}, timeout=CHILD_STOP_SECONDS)
 
     async def _answer(self, args: dict[str, Any], parent: AgentContext) -> str:
         servers = self._owner._setup.servers
