@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from birdie_tui.regular_files import open_regular
 
-from .jsonio import FILE_MODE
+from .jsonio import FILE_MODE, write_text_atomic
 from .paths import ensure_dir
 
 __all__ = ["ENTRY_CHARS", "LIMIT", "MAX_BYTES", "InputHistory"]
@@ -104,17 +103,5 @@ class InputHistory:
         """The newest `limit` entries, oldest first (a line another process appends during the
         rewrite may be lost: it is history, not a session)."""
         kept = self._read()[-self.limit:]
-        body = "".join(json.dumps(text, ensure_ascii=False) + "\n" for text in kept)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
-        try:
-            os.fchmod(fd, FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(body)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        write_text_atomic(self.path, "".join(json.dumps(text, ensure_ascii=False) + "\n"
+                                             for text in kept))

@@ -14,7 +14,8 @@ from birdie_tui.regular_files import read_regular
 
 from .recovery import announce
 
-__all__ = ["FILE_MODE", "dumps_readable", "move_aside", "read_json", "write_json_atomic"]
+__all__ = ["FILE_MODE", "dumps_readable", "move_aside", "read_json", "write_json_atomic",
+           "write_text_atomic"]
 
 FILE_MODE = 0o600
 
@@ -23,12 +24,17 @@ def write_json_atomic(path: Path, data: Any) -> os.stat_result:
     """Write ``data`` as JSON to ``path`` via a temp file in the same dir, fsync and os.replace.
     Returns the written file's stat (the rename keeps it): a caller may tell by it later that
     the file is still the one it wrote."""
-    path = Path(path)
+    return write_text_atomic(Path(path), dumps_readable(data))
+
+
+def write_text_atomic(path: Path, text: str) -> os.stat_result:
+    """``text`` as the whole of ``path`` (private mode), or the file as it was: a temp file in
+    the same folder, fsynced, then renamed over it. Returns the written file's stat."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(dumps_readable(data))
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
             written = os.fstat(fh.fileno())
