@@ -126,8 +126,8 @@ async def test_the_door_lists_toggles_and_keeps_grants_in_thread_metadata(remote
     is kept in the thread's metadata, where another client finds it; an unknown name is one
     clear error."""
     door = await remote()
-    assert [(r.name, r.enabled) for r in door.agent_rows()] == [
-        ("Echoer", False), ("Sleeper", False), ("Writer", False)]
+    assert [(r.name, r.enabled) for r in door.agent_rows()] == [  # the bundled one last
+        ("Echoer", False), ("Sleeper", False), ("Writer", False), ("Summarizer", False)]
     [broken] = door.broken_agent_files()
     assert broken.path.endswith("broken/AGENT.MD") and "frontmatter" in broken.message
     await turn(door.send("hello"))  # the thread exists from its first turn
@@ -137,7 +137,7 @@ async def test_the_door_lists_toggles_and_keeps_grants_in_thread_metadata(remote
     assert door.shown.meta["enabled_agents"] == ["Writer"]
     other = await remote(session_id=door.shown.id)
     assert [(r.name, r.enabled) for r in other.agent_rows()] == [
-        ("Echoer", False), ("Sleeper", False), ("Writer", True)]
+        ("Echoer", False), ("Sleeper", False), ("Writer", True), ("Summarizer", False)]
     assert not other.set_agent("Writer", False).enabled
     assert other.shown.meta["disabled_agents"] == ["Writer"]
     with pytest.raises(BirdieError, match="unknown agent 'Nobody'"):

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,10 @@ def test_a_process_that_left_the_group_is_found_by_its_mark(isolated_home, tmp_p
     app = start_app(isolated_home, "hold", tree_command(pids_file, escape))
     pids = wait_for_pids(pids_file, TREE_PIDS, process=app)
     escaped = wait_for_pids(escaped_file, 1)[0]
+    for _ in range(100):  # `echo $!` may run before `setsid` has made its session
+        if os.getsid(escaped) == escaped:
+            break
+        time.sleep(0.02)
     assert os.getsid(escaped) == escaped != os.getpgid(pids[-1])  # really left the group
     kill_app(app)
     assert wait_gone([*pids, escaped]) == []
