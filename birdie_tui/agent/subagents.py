@@ -312,7 +312,10 @@ def agent_tool(agent: AgentDef) -> BaseTool:
     (the tools node runs its calls through `SubAgents.run`)."""
 
     async def never(**_: Any) -> str:
-        raise ToolException(f"the agent {agent.name} runs only inside a turn")
+        # Reached only by a model that runs tools itself mid-reply (an ACP agent as the
+        # model): a child's turn needs the tools node, which such a model bypasses.
+        raise ToolException(f"the sub-agent {agent.name} runs only when the session's model "
+                            "leaves tool calls to Birdie; this model runs them itself")
 
     return StructuredTool(name=agent.name, description=agent.description,
                           args_schema=input_schema(agent), coroutine=never)
