@@ -24,11 +24,11 @@ def queued(app) -> list[str]:
 async def test_a_message_sent_during_a_turn_waits_and_goes_when_it_ends(any_app, monkeypatch):
     """Enter during a turn queues the message (shown, not sent); it is sent when the turn
     ends, and the one after it when that turn ends."""
-    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "60")
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "20")  # slow enough to queue two on a busy machine
     app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        await send(pilot, app, "tell me a long story " * 4)
+        await send(pilot, app, "tell me a long story " * 8)
         await wait_for(pilot, lambda: app.main.turn_running)
         await send(pilot, app, "second")
         await send(pilot, app, "third")
@@ -63,11 +63,11 @@ async def test_escape_cancels_the_turn_and_the_queue_goes_on(any_app, monkeypatc
 async def test_up_takes_a_queued_message_back_and_its_cross_drops_one(any_app, monkeypatch):
     """↑ in an empty composer takes the newest queued message back to edit; a click on ✕
     drops one; neither is sent."""
-    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "30")
+    monkeypatch.setenv("BIRDIE_OFFLINE_TPS", "20")
     app = any_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot, app)
-        await send(pilot, app, "tell me a long story " * 5)
+        await send(pilot, app, "tell me a long story " * 8)
         await wait_for(pilot, lambda: app.main.turn_running)
         await send(pilot, app, "drop me")
         await send(pilot, app, "edit me")
