@@ -86,8 +86,13 @@ class PgTurnLock:
         return f"{name or 'a database client'} (backend pid {backend})"
 
     def release(self) -> None:
-        self._held = False
-        self._close()  # the lock is the connection's: closing it lets go
+        held, self._held = self._held, False
+        if held and self._conn is not None:
+            # Unlocked before the close: the server ends a closed connection's backend (and
+            # its locks) a moment later, and another process asking meanwhile would wait.
+            with contextlib.suppress(Exception):
+                scalar(self._conn, "SELECT pg_advisory_unlock(%s)", (self.key,))
+        self._close()  # a lock left by a failed unlock goes with the connection
 
     def _close(self) -> None:
         conn, self._conn = self._conn, None
