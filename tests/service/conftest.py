@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
 import pytest
 
-from birdie_tui.service import local_birdie
+from birdie_tui.service import local_birdie, remote_birdie
 from tests.agent.conftest import write_skills
 
 
@@ -23,3 +26,21 @@ async def birdie(isolated_home, skills_dir):
     await door.start()
     yield door
     await door.close()
+
+
+async def remote_doors(url: str) -> AsyncIterator[Callable[..., Awaitable[Any]]]:
+    """Body of a `remote` fixture: a factory of started remote doors on the server at `url`,
+    each keeping the change events it heard, all closed at the end."""
+    doors = []
+
+    async def open_door(**start: Any) -> Any:
+        door = remote_birdie(url)
+        door.heard = []  # type: ignore[attr-defined]
+        door.subscribe(door.heard.append)
+        await door.start(**start)
+        doors.append(door)
+        return door
+
+    yield open_door
+    for door in doors:
+        await door.close()

@@ -23,7 +23,8 @@ import pytest
 from birdie_tui.agent.history import INTERRUPTED_TOOL_TEXT
 from birdie_tui.agent.subagents import HEADLESS_DENIAL
 from birdie_tui.events import AgentFinished, AgentStarted, ChildEvent, ToolFinished, UsageReported
-from birdie_tui.service import BirdieError, remote_birdie
+from birdie_tui.service import BirdieError
+from tests.service.conftest import remote_doors
 from birdie_tui.skills.bundled import bundled_skills_dir
 from tests.conftest import clean_env
 from tests.server.test_served_agents import WRITER_PROMPT, write_agent
@@ -72,19 +73,8 @@ def agents_server(tmp_path_factory):
 
 @pytest.fixture
 async def remote(agents_server):
-    doors = []
-
-    async def open_door(**start):
-        door = remote_birdie(agents_server.url)
-        door.heard = []  # type: ignore[attr-defined]
-        door.subscribe(door.heard.append)
-        await door.start(**start)
-        doors.append(door)
-        return door
-
-    yield open_door
-    for door in doors:
-        await door.close()
+    async for open_door in remote_doors(agents_server.url):
+        yield open_door
 
 
 async def turn(events) -> list:

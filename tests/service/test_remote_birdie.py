@@ -13,6 +13,7 @@ import time
 import pytest
 
 from birdie_tui.service import BirdieError, remote_birdie
+from tests.service.conftest import remote_doors
 from birdie_tui.service.rows import ApprovalAnswer, McpServerSpec
 
 pytestmark = pytest.mark.integration
@@ -29,19 +30,8 @@ def server(skills_server):
 
 @pytest.fixture
 async def remote(server):
-    doors = []
-
-    async def open_door(**start):
-        door = remote_birdie(server.url)
-        door.heard = []  # type: ignore[attr-defined]
-        door.subscribe(door.heard.append)
-        await door.start(**start)
-        doors.append(door)
-        return door
-
-    yield open_door
-    for door in doors:
-        await door.close()
+    async for open_door in remote_doors(server.url):
+        yield open_door
 
 
 async def turn(events) -> list:
