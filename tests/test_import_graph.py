@@ -12,7 +12,7 @@ from pathlib import Path
 import birdie_tui
 
 ROOT = Path(birdie_tui.__file__).parent
-CORE = ("skills", "tools", "agent", "agent_files", "providers", "mcp", "store")
+CORE = ("skills", "tools", "agent", "agent_files", "providers", "mcp", "store", "schedules")
 
 
 def module_name(path: Path) -> str:

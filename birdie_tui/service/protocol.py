@@ -42,6 +42,7 @@ from birdie_tui.service.rows import (
 )
 from birdie_tui.service.rows import CostReport, NewSkill, UserTurn  # commands
 from birdie_tui.service.rows import CallContext, CompactionRow  # what the model sees
+from birdie_tui.service.rows import RunRecord, TriggerRow  # agents on their own
 from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest  # approvals
 
 # An approval: the request (call, skill, command, diff) -> the answer, or None to leave it
@@ -140,6 +141,16 @@ class Birdie(Protocol):
     def agent_runs(self, session_id: str | None = None) -> list[AgentRunRow]: ...
     # The model calls of one child (an `AgentRunRow.child` of the shown session).
     async def child_contexts(self, child: str) -> list[CallContext]: ...
+
+    # -------------------------------------------------------------- agents on their own
+    # The run log (every run of a trigger or of `agents run`; each is a session), newest first;
+    # `agent`: that agent's only.
+    def scheduled_runs(self, agent: str | None = None, limit: int = 100) -> list[RunRecord]: ...
+    # Every trigger the agent folders and settings declare, with its next firing and last run.
+    def trigger_rows(self) -> list[TriggerRow]: ...
+    # Who runs the triggers now ("<host>:<pid>" of `agents start`, "server" for cron jobs on a
+    # LangGraph server), None when nothing does.
+    def scheduler_holder(self) -> str | None: ...
 
     # -------------------------------------------------------------- memory
     def memory(self) -> list[MemoryNote]: ...

@@ -7,6 +7,7 @@ live engine object. Cheap to import (dataclasses only), so widgets can name them
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
@@ -17,6 +18,7 @@ from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, com
 from birdie_tui.catalog import (AgentRow, AgentRunRow, BrokenAgentFile, ShellRun, BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
                                 SkillRow, ToolRow)
 # The modes' one spelling, for front ends (which import nothing of the core but the door).
+from birdie_tui.schedules.models import RunRecord, Trigger
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, LoadingMode
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "MemoryNote",
     "ModelChoice", "ModelFacts", "SessionRow", "SettingsRow", "SkillRow", "Started", "Status",
     "TokenLedger", "ToolCallItem", "ToolRow", "TranscriptItem",
+    "RunRecord", "Trigger", "TriggerRow",
 ]
 
 
@@ -189,3 +192,12 @@ class McpServerSpec:
     cwd: str | None = None  # relative command and arguments: against it (else where tools run)
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TriggerRow:
+    """One trigger the agent folders and settings declare: when it fires next, its last run."""
+
+    trigger: Trigger
+    next_fire: datetime | None = None  # None: a watch trigger, or none to come
+    last: RunRecord | None = None

@@ -10,13 +10,16 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import date
-from typing import Protocol, runtime_checkable
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .memory import MemoryEntry
 from .session_meta import SessionMeta, SessionSummary
 
-__all__ = ["MemoryStoreProtocol", "SessionStoreProtocol", "TurnLockProtocol"]
+if TYPE_CHECKING:
+    from birdie_tui.schedules.models import RunRecord
+
+__all__ = ["MemoryStoreProtocol", "RunLogProtocol", "SessionStoreProtocol", "TurnLockProtocol"]
 
 
 
@@ -93,5 +96,30 @@ class MemoryStoreProtocol(Protocol):
     def add(self, text: str) -> MemoryEntry: ...
 
     def delete(self, key: str | int) -> MemoryEntry | None: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class RunLogProtocol(Protocol):
+    """One user's run log: a record per run of a trigger or of `agents run`, newest first,
+    beside the sessions (`$BIRDIE_HOME/sessions/<user>/runs.db`, or a table of the shared
+    PostgreSQL database)."""
+
+    user: str
+
+    def save(self, record: RunRecord) -> None: ...  # insert or replace, by run_id
+
+    def get(self, run_id: str) -> RunRecord | None: ...
+
+    def for_session(self, session_id: str) -> RunRecord | None: ...
+
+    def list(self, agent: str | None = None, limit: int = 50) -> builtins.list[RunRecord]: ...
+
+    def last(self, trigger_key: str) -> RunRecord | None: ...
+
+    # True for exactly one caller per (trigger_key, fire_time), across processes and machines
+    # sharing the store: what keeps two schedulers from running one firing twice.
+    def claim(self, trigger_key: str, fire_time: datetime, owner: str) -> bool: ...
 
     def close(self) -> None: ...

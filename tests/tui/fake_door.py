@@ -41,6 +41,7 @@ from birdie_tui.modes import APPROVAL_MODES, ApprovalMode, LoadingMode, approval
     loading_mode_of
 from birdie_tui.service.protocol import Approver, Birdie, BirdieError, Listener, SettingValue
 from birdie_tui.workspace import Workspace
+from birdie_tui.service.rows import RunRecord, TriggerRow
 from birdie_tui.service.rows import (AgentRow, AgentRunRow, BrokenAgentFile, ShellRun,
                                      ApprovalAnswer, ApprovalRequest, BrokenSkillFile,
                                      CallContext, CallUsage, CompactionRow, CostReport,
@@ -578,6 +579,15 @@ class FakeDoor:
 
     async def child_contexts(self, child: str) -> list[CallContext]:
         return []
+
+    def scheduled_runs(self, agent: str | None = None, limit: int = 100) -> list[RunRecord]:
+        return []
+
+    def trigger_rows(self) -> list[TriggerRow]:
+        return []
+
+    def scheduler_holder(self) -> str | None:
+        return None
 
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
         # Typed names match whatever their case, as the local door's do.

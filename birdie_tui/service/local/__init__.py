@@ -27,6 +27,7 @@ from birdie_tui.service.local.context import LocalContext
 from birdie_tui.service.local.desk import SessionDesk
 from birdie_tui.service.local.agents import LocalAgents
 from birdie_tui.service.local.given import LocalGivenServers
+from birdie_tui.service.local.schedules import LocalSchedules
 from birdie_tui.service.local.start import (
     DoorOptions, failed_start, import_engine, make_engine, open_first, tell_waits, user_errors)
 from birdie_tui.service.protocol import Approver, BirdieError, Listener, SettingValue
@@ -57,7 +58,8 @@ if TYPE_CHECKING:  # imported by `start`, after the first paint
     from birdie_tui.store.settings import Settings
 
 
-class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers, LocalAgents):
+class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers, LocalAgents,
+                  LocalSchedules):
     """The `Birdie` protocol over a local `Engine` (see `protocol.py` for each method)."""
 
     def __init__(self, *, user: str | None = None, skills_dirs: list[Path] | None = None,

@@ -38,6 +38,7 @@ from birdie_tui.service.remote.rewind import RemoteRewind
 from birdie_tui.service.remote.sessions import birdie_meta, thread_row, written_by
 from birdie_tui.service.remote.thread import RemoteThread
 from birdie_tui.service.remote.turns import RemoteTurns
+from birdie_tui.service.remote.schedules import RemoteSchedules
 from birdie_tui.service.rows import SessionPulse, SessionRow, Started, Status, TokenLedger
 from birdie_tui.store.session_meta import str_list
 from birdie_tui.text import title_from
@@ -51,7 +52,7 @@ FIGURE_KEYS = ("turns", "input_tokens", "output_tokens", "title", "last_user", "
 ELSEWHERE_SECONDS = 120.0
 
 
-class RemoteBirdie(RemoteAgents, RemoteCommands, RemoteTurns, RemoteRewind):
+class RemoteBirdie(RemoteAgents, RemoteCommands, RemoteTurns, RemoteRewind, RemoteSchedules):
     """The `Birdie` protocol over a LangGraph server (see `protocol.py` for each method).
 
     A turn's `workspace` (a client's files and terminals) is accepted and ignored: the tools
