@@ -32,12 +32,11 @@ from langchain_core.messages import AIMessageChunk
 # 33 ms: about one frame at 30 fps. The screen shows a reply at 10 frames a second, so the
 # wait is invisible; at 200 tok/s it merges ~6 tokens a chunk (§21 compares 16, 33 and 50).
 STREAM_WINDOW = 0.033
-# A read done within this was served from what had already arrived (the socket's or h11's
-# buffer), not by waiting for the next byte. At 200 tok/s the next token is ~5 ms away.
-BUFFERED = 0.001
-# How long the read that ends a window may wait before what is held goes out without it (a
-# pause in the stream). Longer than BUFFERED so a busy loop does not split a window's tokens.
-GATHER = 0.005
+# A read served from what has already arrived completes within a few turns of the event loop
+# (h11's buffered events in one, a socket read of waiting bytes through anyio in 2-5), however
+# long other work makes each turn; a read that needs more is waiting for the next byte. Counted
+# in turns, not time: a reply sent all at once must not look paced because the UI is drawing.
+PROBE_TURNS = 6
 
 
 def _plain_text(chunk: AIMessageChunk) -> bool:
@@ -64,22 +63,29 @@ class _Window:
         self.drain_until = self.sent_at + self.window
         return chunk
 
-    def add(self, text: str, read_took: float) -> bool:
-        """Plain text that was just read; True if it should go out at once (alone)."""
+    def add(self, text: str) -> bool:
+        """Plain text that was just read; True if it should go out at once (alone). After
+        that, the next read is probed: if it is served at once, the source is behind."""
         now = self.loop.time()
         if not self.held and not self.draining and now - self.sent_at >= self.window:
-            self.sent_at = now
+            self.sent_at, self.drain_until, self.draining = now, now + self.window, True
             return True
         self.held.append(text)
-        if not self.draining and read_took < BUFFERED:
-            # Served from a buffer right after text went out: the source is behind.
-            self.draining, self.drain_until = True, self.sent_at + self.window
         return False
 
     async def wait_for_window(self) -> None:
         """Before the read that ends a window: let the network gather the window's tokens."""
         await asyncio.sleep(max(self.sent_at + self.window - self.loop.time(), 0))
         self.draining, self.drain_until = True, self.loop.time() + self.window
+
+
+async def _served_at_once(reading: asyncio.Future[AIMessageChunk]) -> bool:
+    """Whether `reading` completes within PROBE_TURNS turns of the loop."""
+    for _ in range(PROBE_TURNS):
+        if reading.done():
+            return True
+        await asyncio.sleep(0)
+    return reading.done()
 
 
 async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM_WINDOW
@@ -93,19 +99,13 @@ async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM
     loop = asyncio.get_running_loop()
     state = _Window(loop, window)
     reading: asyncio.Future[AIMessageChunk] | None = None
-    started = 0.0
     try:
         while True:
             if reading is None:
                 if state.held and not state.draining:
                     await state.wait_for_window()
-                    wait = GATHER
-                else:
-                    wait = BUFFERED
-                reading, started = asyncio.ensure_future(anext(source)), loop.time()
-                if state.draining and not reading.done():
-                    await asyncio.wait((reading,), timeout=wait)
-                if state.draining and not reading.done():
+                reading = asyncio.ensure_future(anext(source))
+                if state.draining and not await _served_at_once(reading):
                     state.draining = False  # caught up: the next text waits for its window
                     if state.held:
                         yield state.take()
@@ -123,7 +123,7 @@ async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM
                 if state.held:
                     yield state.take()
                 yield chunk
-            elif state.add(chunk.content, loop.time() - started):  # type: ignore[arg-type]
+            elif state.add(chunk.content):  # type: ignore[arg-type]
                 yield chunk
             elif state.draining and loop.time() >= state.drain_until:
                 yield state.take()  # a long backlog still shows once a window

@@ -9,6 +9,7 @@ buffered events, or a socket read that finds data)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -24,8 +25,10 @@ class Script:
     read), read or not; records when each arrived, the reads that had to wait for one, and
     whether the source was closed."""
 
-    def __init__(self, steps: list[tuple[float, AIMessageChunk | Exception]]) -> None:
+    def __init__(self, steps: list[tuple[float, AIMessageChunk | Exception]],
+                 turns: int = 0) -> None:
         self.steps = steps
+        self.turns = turns  # loop turns a read of what has arrived takes (anyio's: 2-5)
         self.sent: list[float] = []
         self.waits = 0  # reads that found nothing arrived: what a network read that waits is
         self.ended = 0.0  # when the end was read
@@ -40,6 +43,8 @@ class Script:
                 if due > loop.time():
                     self.waits += 1
                     await asyncio.sleep(due - loop.time())
+                for _ in range(self.turns):
+                    await asyncio.sleep(0)
                 if isinstance(item, Exception):
                     raise item
                 self.sent.append(due)
@@ -128,6 +133,28 @@ async def test_a_tool_call_piece_sends_held_text_first_and_passes_as_is():
     assert out[:2] == [AIMessageChunk(content="a"), AIMessageChunk(content="b")]
     assert out[2] is call
     assert [c.content for c in out[3:-1]] == ["c"] and out[-1] is last
+
+
+async def test_a_reply_sent_all_at_once_is_not_paused_while_the_loop_is_busy():
+    """Reads of what has arrived that take a few loop turns, while other work (the UI drawing)
+    makes each turn slow, still count as a source that is behind: no read waits a window."""
+    words = [f"w{i} " for i in range(20)]
+    script = Script([(0.0, AIMessageChunk(content=w)) for w in words], turns=3)
+
+    async def drawing() -> None:
+        while True:
+            time.sleep(0.003)  # a frame's work holds the loop
+            await asyncio.sleep(0)
+
+    busy = asyncio.ensure_future(drawing())
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        out = await collect(script)
+    finally:
+        busy.cancel()
+    assert "".join(c.content for _, c in out) == "".join(words)
+    assert out[-1][0] - start < len(words) * WINDOW / 4  # paused a window a read: 20 windows
 
 
 async def test_a_failure_sends_held_text_then_raises():
