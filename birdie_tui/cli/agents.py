@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand; only `check` for now."""
+    """The `agents` subcommand: `check`, `start` (cli/agents_start.py)."""
+    if args.action == "start":
+        from birdie_tui.cli.agents_start import start_command
+
+        return start_command(args)
     return check(args.dirs, as_json=args.json)
 
 

@@ -132,6 +132,17 @@ def agents_parser() -> argparse.ArgumentParser:
                            "files) and report every agent and error")
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
+    start = sub.add_parser("start", help="run every trigger (every:, cron:, watch:, settings' "
+                           "schedules) in the foreground until SIGTERM or Ctrl+C; one per home")
+    start.add_argument("--user", help="whose sessions and run log (default: $USER)")
+    start.add_argument("--database-url", metavar="URL",
+                       help="keep runs in this PostgreSQL database (default: "
+                            "$BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
+    start.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                       help="agent folder searched before the default ones (repeatable)")
+    start.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                       help="skill folder to load instead of the defaults (repeatable)")
+    start.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
     return parser
 
 

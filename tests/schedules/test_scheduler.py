@@ -13,7 +13,7 @@ import pytest
 
 from birdie_tui.schedules.models import RunRecord, Trigger
 from birdie_tui.schedules.scheduler import Scheduler
-from tests.schedules.run_logs import run_log_for
+from tests.schedules.conftest import MemoryRunLog
 
 
 class FakeRuns:
@@ -58,7 +58,7 @@ def _every(key: str = "digest:every", seconds: float = 1.0) -> Trigger:
 
 async def test_an_every_trigger_fires_each_second_once_per_firing(tmp_path: Path) -> None:
     """`every: 1s` runs three times in about three seconds, each with its own fire time."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -74,7 +74,7 @@ async def test_an_every_trigger_fires_each_second_once_per_firing(tmp_path: Path
 
 async def test_an_overlapping_firing_is_skipped_naming_the_running_run(tmp_path: Path) -> None:
     """A slow run still going when the next second fires: that firing is recorded skipped."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log, delay=2.5)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -91,7 +91,7 @@ async def test_an_overlapping_firing_is_skipped_naming_the_running_run(tmp_path:
 
 async def test_stop_cancels_a_running_run_and_it_records_cancelled(tmp_path: Path) -> None:
     """Stopping the scheduler cancels the run in progress; its record says cancelled."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log, delay=30)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -104,7 +104,7 @@ async def test_stop_cancels_a_running_run_and_it_records_cancelled(tmp_path: Pat
 
 async def test_a_crashing_run_is_recorded_failed_and_the_scheduler_goes_on(tmp_path: Path) -> None:
     """The run callable raising is a failed record, and the next firing still runs."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log, crash=True)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -118,7 +118,7 @@ async def test_a_crashing_run_is_recorded_failed_and_the_scheduler_goes_on(tmp_p
 
 async def test_two_schedulers_on_one_log_run_each_firing_once(tmp_path: Path) -> None:
     """Two schedulers sharing the run log: the claim lets one of them run each firing."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs_a, runs_b = FakeRuns(log), FakeRuns(log)
     a = Scheduler([_every()], run=runs_a, run_log=log, owner="a:1")
     b = Scheduler([_every()], run=runs_b, run_log=log, owner="b:1")
@@ -136,7 +136,7 @@ async def test_two_schedulers_on_one_log_run_each_firing_once(tmp_path: Path) ->
 async def test_firings_missed_while_no_scheduler_ran_are_recorded_once(tmp_path: Path) -> None:
     """A trigger last run two hours ago with `every: 10m`: one missed record counting the
     firings, none of them run."""
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     trigger = _every("digest:every", 600)
     long_ago = datetime.now(timezone.utc) - timedelta(hours=2)
     log.save(RunRecord(run_id="old", trigger_key=trigger.key, agent="digest",
@@ -158,7 +158,7 @@ async def test_a_watch_trigger_runs_once_per_burst_with_its_paths(tmp_path: Path
     """Several files written quickly are one run listing them; a second burst is another."""
     drafts = tmp_path / "drafts"
     drafts.mkdir()
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log)
     trigger = Trigger(key="review:watch", kind="watch", agent="review",
                       watch=(str(drafts / "*.md"),), debounce_s=0.5)
@@ -183,7 +183,7 @@ async def test_a_watch_trigger_runs_once_per_burst_with_its_paths(tmp_path: Path
 async def test_a_missing_watch_folder_is_waited_for(tmp_path: Path) -> None:
     """A watch folder that does not exist is said; once made, the trigger fires."""
     lines: list[str] = []
-    log = run_log_for(tmp_path)
+    log = MemoryRunLog()
     runs = FakeRuns(log)
     inbox = tmp_path / "inbox"
     trigger = Trigger(key="inbox:watch", kind="watch", agent="inbox", watch=(str(inbox),),

@@ -1,0 +1,160 @@
+"""`birdie-tui agents start`: the scheduler in the foreground, for every trigger of the agent
+files and settings' schedules (docs/schedules.md, The scheduler).
+
+One scheduler per home: `$BIRDIE_HOME/scheduler.lock` (`schedules/lock.py`); a second one
+exits 1 naming the holder. It prints one line when it starts (the triggers and their next
+firing) and one per firing; bad triggers are printed with file and line and the others run.
+SIGTERM or SIGINT stops it: no new firing, the running runs cancelled (recorded "cancelled",
+their sessions kept), the lock released, exit 0. No triggers at all: it says so and exits 0
+(there is nothing to wait for; `agents check` shows why a file's trigger was refused).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from birdie_tui.cli.args import PROG
+from birdie_tui.cli.signals import SignalWatch
+from birdie_tui.screen_text import one_line
+from birdie_tui.text import counted
+
+if TYPE_CHECKING:
+    from birdie_tui.schedules.loading import TriggerLoad
+    from birdie_tui.schedules.scheduler import RunFn, Scheduler
+    from birdie_tui.store.paths import BirdiePaths
+    from birdie_tui.store.protocols import RunLogProtocol
+
+
+def say(line: str) -> None:
+    print(one_line(line), flush=True)
+
+
+def start_command(args: argparse.Namespace) -> int:
+    from birdie_tui.schedules.lock import SchedulerLock, holder
+    from birdie_tui.store.database import InvalidDatabaseUrl, resolve_database_url
+    from birdie_tui.store.paths import BirdiePaths, InvalidName, default_user, validate_user
+
+    paths = BirdiePaths.from_env()
+    try:
+        user = validate_user(args.user or default_user())
+        url = resolve_database_url(args.database_url, os.environ, paths)
+    except (InvalidName, InvalidDatabaseUrl) as exc:
+        return _fail(str(exc), 2)
+    lock = SchedulerLock(paths.home)
+    if not lock.acquire():
+        who = holder(paths.home) or "just starting"
+        return _fail(f"a scheduler already runs for {paths.home} ({who}); stop it first "
+                     "(SIGTERM) or use another BIRDIE_HOME", 1)
+    try:
+        return asyncio.run(_serve(args, paths, user, url))
+    finally:
+        lock.release()
+
+
+def _fail(message: str, code: int) -> int:
+    print(one_line(f"{PROG}: {message}"), file=sys.stderr, flush=True)
+    return code
+
+
+async def _serve(args: argparse.Namespace, paths: BirdiePaths, user: str,
+                 url: str | None) -> int:
+    from birdie_tui.schedules.loading import load_triggers
+    from birdie_tui.schedules.scheduler import Scheduler
+    from birdie_tui.store.run_log import open_run_log
+
+    load = load_triggers(paths, os.environ, Path.cwd(), _agent_dirs(args, paths))
+    for problem in load.problems:
+        say(f"ERROR {problem}")
+    timed = [t for t in load.triggers if t.kind != "manual"]
+    if not timed:
+        say("no triggers: nothing to schedule (add every:, cron: or watch: to an agent file, "
+            "or a schedule to settings.json; `agents check` lists them)")
+        return 0
+    try:
+        run_log = open_run_log(paths, user, url)
+    except OSError as exc:
+        return _fail(f"cannot open the run log: {exc}", 1)
+    owner = f"{socket.gethostname()}:{os.getpid()}"
+    scheduler = Scheduler(timed, run=_runner(args, user, url, load, run_log), run_log=run_log,
+                          owner=owner, say=say)
+    try:
+        return await _until_signal(scheduler, load)
+    finally:
+        run_log.close()
+
+
+async def _until_signal(scheduler: Scheduler, load: TriggerLoad) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    watch = SignalWatch(lambda signum: stop.set())
+    watch.install(loop)
+    try:
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+    except (NotImplementedError, RuntimeError):
+        pass
+    try:
+        await scheduler.start()
+        say(_started_line(scheduler))
+        await stop.wait()
+        say(f"stopping: {counted(len(scheduler.running), 'running run')} cancelled")
+        await scheduler.stop()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        watch.remove()
+        watch.disarm()
+    say("stopped")
+    return 0
+
+
+def _started_line(scheduler: Scheduler) -> str:
+    fires = scheduler.next_fires()
+    shown = []
+    for key, trigger in scheduler.triggers.items():
+        nxt = fires.get(key)
+        when = f"next {_local(nxt)}" if nxt else trigger.describe()
+        shown.append(f"{key} ({when})")
+    return (f"scheduler started, pid {os.getpid()}: {counted(len(shown), 'trigger')}: "
+            + ", ".join(shown))
+
+
+def _local(when: datetime) -> str:
+    local = when.astimezone()
+    same_day = local.date() == datetime.now().astimezone().date()
+    return local.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M")
+
+
+def _agent_dirs(args: argparse.Namespace, paths: BirdiePaths
+                ) -> Sequence[Path | tuple[Path, str]] | None:
+    """--agents-dir folders first, then the default ones (as `--print` searches them)."""
+    from birdie_tui.agent_files.loader import default_agent_dirs
+
+    given: list[Path | tuple[Path, str]] = [(d, "dir") for d in args.agents_dir or ()]
+    if not given:
+        return None
+    return given + list(default_agent_dirs(paths, os.environ, Path.cwd()))
+
+
+def _runner(args: argparse.Namespace, user: str, url: str | None, load: TriggerLoad,
+            run_log: RunLogProtocol) -> RunFn:
+    """One run: `runner.run_trigger` with what `--print` would get from these options."""
+    from birdie_tui.agent.options import EngineOptions
+    from birdie_tui.schedules.runner import run_trigger
+    from birdie_tui.schedules.models import RunRecord, Trigger
+
+    options = EngineOptions(user=user, skills_dirs=args.skills_dir, agents_dirs=args.agents_dir,
+                            config_file=args.config, database_url=url)
+
+    async def run(trigger: Trigger, fire_time: datetime, paths: tuple[str, ...]) -> RunRecord:
+        return await run_trigger(trigger, options=options, changed_paths=paths,
+                                 fire_time=fire_time, run_log=run_log, agents=load.agents)
+
+    return run
