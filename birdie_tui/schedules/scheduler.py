@@ -151,21 +151,25 @@ class Scheduler:
             return
         going = self.running.get(trigger.key)
         if going is not None and not going[0].done():
+            label = self._going_id(trigger.key, going[1])
+            self.running[trigger.key] = (going[0], label)
             self._record(trigger, "skipped", fire_time, paths=paths,
-                         error=f"the previous run ({self._going_id(trigger.key, going[1])}) "
-                               "was still going")
+                         error=f"the previous run ({label}) was still going")
             return
         task = asyncio.get_running_loop().create_task(
             self._run_one(trigger, fire_time, paths), name=f"run {trigger.key}")
-        self.running[trigger.key] = (task, _hms(datetime.now(timezone.utc)))
+        self.running[trigger.key] = (task, f"started {_hms(datetime.now(timezone.utc))}")
         task.add_done_callback(self._ended)
 
     def _going_id(self, key: str, started: str) -> str:
-        """The running run's id, as the runner logged it; else when it started."""
+        """The running run's id, as the runner logged it (the log's last record of the key
+        at the first skip, kept for the next ones); else when it started."""
+        if started.startswith("id "):
+            return started
         last = self._last(key)
         if last is not None and last.status == "running":
             return f"id {last.run_id}"
-        return f"started {started}"
+        return started
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         for key, (going, _) in list(self.running.items()):

@@ -13,7 +13,8 @@ import pytest
 
 from birdie_tui.schedules.models import RunRecord, Trigger
 from birdie_tui.schedules.scheduler import Scheduler
-from tests.schedules.conftest import MemoryRunLog
+from birdie_tui.store.paths import BirdiePaths
+from birdie_tui.store.run_log import open_run_log
 
 
 class FakeRuns:
@@ -44,6 +45,11 @@ class FakeRuns:
         return done
 
 
+def _run_log(tmp_path: Path):
+    """The embedded run log of a home of the test's own."""
+    return open_run_log(BirdiePaths(tmp_path / "home"), "u", None)
+
+
 async def _until(check, timeout: float = 10.0) -> None:
     """Wait (bounded) until `check()` is true."""
     deadline = time.monotonic() + timeout
@@ -58,7 +64,7 @@ def _every(key: str = "digest:every", seconds: float = 1.0) -> Trigger:
 
 async def test_an_every_trigger_fires_each_second_once_per_firing(tmp_path: Path) -> None:
     """`every: 1s` runs three times in about three seconds, each with its own fire time."""
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs = FakeRuns(log)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -73,25 +79,27 @@ async def test_an_every_trigger_fires_each_second_once_per_firing(tmp_path: Path
 
 
 async def test_an_overlapping_firing_is_skipped_naming_the_running_run(tmp_path: Path) -> None:
-    """A slow run still going when the next second fires: that firing is recorded skipped."""
-    log = MemoryRunLog()
-    runs = FakeRuns(log, delay=2.5)
+    """A slow run still going when the next seconds fire: each of those firings is recorded
+    skipped, naming the running run's id; no second run starts."""
+    log = _run_log(tmp_path)
+    runs = FakeRuns(log, delay=4)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
     try:
-        await _until(lambda: any(r.status == "skipped" for r in log.list(limit=20)))
+        await _until(lambda: [r.status for r in log.list(limit=20)].count("skipped") >= 2)
     finally:
         await sched.stop()
-    skipped = [r for r in log.list(limit=20) if r.status == "skipped"][0]
-    first = [r for r in log.list(limit=20) if r.run_id != skipped.run_id
-             and r.status in ("running", "cancelled", "done")][-1]
-    assert f"the previous run (id {first.run_id}) was still going" in (skipped.error or "")
+    records = log.list(limit=20)
+    first = next(r for r in records if r.status != "skipped")
+    skipped = [r for r in records if r.status == "skipped"]
+    assert all(r.error == f"the previous run (id {first.run_id}) was still going"
+               for r in skipped)
     assert len(runs.calls) == 1
 
 
 async def test_stop_cancels_a_running_run_and_it_records_cancelled(tmp_path: Path) -> None:
     """Stopping the scheduler cancels the run in progress; its record says cancelled."""
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs = FakeRuns(log, delay=30)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -104,7 +112,7 @@ async def test_stop_cancels_a_running_run_and_it_records_cancelled(tmp_path: Pat
 
 async def test_a_crashing_run_is_recorded_failed_and_the_scheduler_goes_on(tmp_path: Path) -> None:
     """The run callable raising is a failed record, and the next firing still runs."""
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs = FakeRuns(log, crash=True)
     sched = Scheduler([_every()], run=runs, run_log=log, owner="h:1")
     await sched.start()
@@ -118,7 +126,7 @@ async def test_a_crashing_run_is_recorded_failed_and_the_scheduler_goes_on(tmp_p
 
 async def test_two_schedulers_on_one_log_run_each_firing_once(tmp_path: Path) -> None:
     """Two schedulers sharing the run log: the claim lets one of them run each firing."""
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs_a, runs_b = FakeRuns(log), FakeRuns(log)
     a = Scheduler([_every()], run=runs_a, run_log=log, owner="a:1")
     b = Scheduler([_every()], run=runs_b, run_log=log, owner="b:1")
@@ -136,7 +144,7 @@ async def test_two_schedulers_on_one_log_run_each_firing_once(tmp_path: Path) ->
 async def test_firings_missed_while_no_scheduler_ran_are_recorded_once(tmp_path: Path) -> None:
     """A trigger last run two hours ago with `every: 10m`: one missed record counting the
     firings, none of them run."""
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     trigger = _every("digest:every", 600)
     long_ago = datetime.now(timezone.utc) - timedelta(hours=2)
     log.save(RunRecord(run_id="old", trigger_key=trigger.key, agent="digest",
@@ -158,7 +166,7 @@ async def test_a_watch_trigger_runs_once_per_burst_with_its_paths(tmp_path: Path
     """Several files written quickly are one run listing them; a second burst is another."""
     drafts = tmp_path / "drafts"
     drafts.mkdir()
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs = FakeRuns(log)
     trigger = Trigger(key="review:watch", kind="watch", agent="review",
                       watch=(str(drafts / "*.md"),), debounce_s=0.5)
@@ -183,7 +191,7 @@ async def test_a_watch_trigger_runs_once_per_burst_with_its_paths(tmp_path: Path
 async def test_a_missing_watch_folder_is_waited_for(tmp_path: Path) -> None:
     """A watch folder that does not exist is said; once made, the trigger fires."""
     lines: list[str] = []
-    log = MemoryRunLog()
+    log = _run_log(tmp_path)
     runs = FakeRuns(log)
     inbox = tmp_path / "inbox"
     trigger = Trigger(key="inbox:watch", kind="watch", agent="inbox", watch=(str(inbox),),
