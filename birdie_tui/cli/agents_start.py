@@ -6,7 +6,9 @@ exits 1 naming the holder. It prints one line when it starts (the triggers and t
 firing) and one per firing; bad triggers are printed with file and line and the others run.
 SIGTERM or SIGINT stops it: no new firing, the running runs cancelled (recorded "cancelled",
 their sessions kept), the lock released, exit 0. No triggers at all: it says so and exits 0
-(there is nothing to wait for; `agents check` shows why a file's trigger was refused).
+(there is nothing to wait for; `agents check` shows why a file's trigger was refused). Agent
+files and settings edited while it runs are read again (`schedules/reload.py`): added,
+removed and changed triggers take effect, and a line says which.
 """
 
 from __future__ import annotations
@@ -17,18 +19,20 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Mapping
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from birdie_tui.cli.args import PROG
 from birdie_tui.cli.signals import SignalWatch
+from birdie_tui.schedules.reload import definitions_stamp, follow_definitions
 from birdie_tui.screen_text import one_line
 from birdie_tui.text import counted
 
 if TYPE_CHECKING:
-    from birdie_tui.schedules.loading import TriggerLoad
+    from birdie_tui.agent_files.models import AgentDef
     from birdie_tui.schedules.scheduler import RunFn, Scheduler
     from birdie_tui.store.paths import BirdiePaths
     from birdie_tui.store.protocols import RunLogProtocol
@@ -67,11 +71,13 @@ def _fail(message: str, code: int) -> int:
 
 async def _serve(args: argparse.Namespace, paths: BirdiePaths, user: str,
                  url: str | None) -> int:
+    from birdie_tui.agent_files.loader import default_agent_dirs
     from birdie_tui.schedules.loading import load_triggers
     from birdie_tui.schedules.scheduler import Scheduler
     from birdie_tui.store.run_log import open_run_log
 
-    load = load_triggers(paths, os.environ, Path.cwd(), _agent_dirs(args, paths))
+    folders = default_agent_dirs(paths, os.environ, Path.cwd(), extra=args.agents_dir or ())
+    load = load_triggers(paths, os.environ, Path.cwd(), folders)
     for problem in load.problems:
         say(f"ERROR {problem}")
     timed = [t for t in load.triggers if t.kind != "manual"]
@@ -83,16 +89,30 @@ async def _serve(args: argparse.Namespace, paths: BirdiePaths, user: str,
         run_log = open_run_log(paths, user, url)
     except OSError as exc:
         return _fail(f"cannot open the run log: {exc}", 1)
+    agents = dict(load.agents)  # what the runner runs; a reload updates it in place
     owner = f"{socket.gethostname()}:{os.getpid()}"
-    scheduler = Scheduler(timed, run=_runner(args, user, url, load, run_log), run_log=run_log,
-                          owner=owner, say=say)
+    scheduler = Scheduler(timed, run=_runner(args, user, url, agents, run_log),
+                          run_log=run_log, owner=owner, say=say)
+
+    async def reload() -> None:
+        again = load_triggers(paths, os.environ, Path.cwd(), folders)
+        for problem in again.problems:
+            say(f"ERROR {problem}")
+        agents.clear()
+        agents.update(again.agents)
+        added, removed, changed = await scheduler.apply(again.triggers)
+        say(f"reloaded: {counted(len(scheduler.triggers), 'trigger')}" + "".join(
+            f"; {what} {', '.join(keys)}" for what, keys in
+            (("added", added), ("removed", removed), ("changed", changed)) if keys))
+
+    stamp = partial(definitions_stamp, [f for f, _ in folders], paths.settings_file)
     try:
-        return await _until_signal(scheduler, load)
+        return await _until_signal(scheduler, follow_definitions(stamp, reload))
     finally:
         run_log.close()
 
 
-async def _until_signal(scheduler: Scheduler, load: TriggerLoad) -> int:
+async def _until_signal(scheduler: Scheduler, follow: Coroutine[Any, Any, None]) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     watch = SignalWatch(lambda signum: stop.set())
@@ -101,13 +121,16 @@ async def _until_signal(scheduler: Scheduler, load: TriggerLoad) -> int:
         loop.add_signal_handler(signal.SIGINT, stop.set)
     except (NotImplementedError, RuntimeError):
         pass
+    following = loop.create_task(follow, name="follow trigger definitions")
     try:
         await scheduler.start()
         say(_started_line(scheduler))
         await stop.wait()
+        following.cancel()
         say(f"stopping: {counted(len(scheduler.running), 'running run')} cancelled")
         await scheduler.stop()
     finally:
+        following.cancel()
         loop.remove_signal_handler(signal.SIGINT)
         watch.remove()
         watch.disarm()
@@ -132,19 +155,8 @@ def _local(when: datetime) -> str:
     return local.strftime("%H:%M:%S" if same_day else "%Y-%m-%d %H:%M")
 
 
-def _agent_dirs(args: argparse.Namespace, paths: BirdiePaths
-                ) -> Sequence[Path | tuple[Path, str]] | None:
-    """--agents-dir folders first, then the default ones (as `--print` searches them)."""
-    from birdie_tui.agent_files.loader import default_agent_dirs
-
-    given: list[Path | tuple[Path, str]] = [(d, "dir") for d in args.agents_dir or ()]
-    if not given:
-        return None
-    return given + list(default_agent_dirs(paths, os.environ, Path.cwd()))
-
-
-def _runner(args: argparse.Namespace, user: str, url: str | None, load: TriggerLoad,
-            run_log: RunLogProtocol) -> RunFn:
+def _runner(args: argparse.Namespace, user: str, url: str | None,
+            agents: Mapping[str, AgentDef], run_log: RunLogProtocol) -> RunFn:
     """One run: `runner.run_trigger` with what `--print` would get from these options."""
     from birdie_tui.agent.options import EngineOptions
     from birdie_tui.schedules.runner import run_trigger
@@ -155,6 +167,6 @@ def _runner(args: argparse.Namespace, user: str, url: str | None, load: TriggerL
 
     async def run(trigger: Trigger, fire_time: datetime, paths: tuple[str, ...]) -> RunRecord:
         return await run_trigger(trigger, options=options, changed_paths=paths,
-                                 fire_time=fire_time, run_log=run_log, agents=load.agents)
+                                 fire_time=fire_time, run_log=run_log, agents=agents)
 
     return run

@@ -73,9 +73,8 @@ class Scheduler:
         self.grace_s = grace_s
         self.running: dict[str, tuple[asyncio.Task[None], str]] = {}
         self._aps: AsyncIOScheduler | None = None
-        self._hub = WatchHub([t for t in self.triggers.values() if t.kind == "watch"],
-                             self._watch_fired, say=say, cwd=cwd)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.cwd = cwd
+        self._hub = self._watch_hub()
         self._wake: asyncio.TimerHandle | None = None
         self._clock_gap = 0.0
         self._stopping = False
@@ -87,14 +86,10 @@ class Scheduler:
         start watching."""
         aps = AsyncIOScheduler(timezone=timezone.utc)
         aps.add_executor(_HandOff(self._timed_fired), "handoff")
-        for trigger in self.triggers.values():
-            timed = timed_trigger(trigger)
-            if timed is not None:
-                # coalesce off: the executor gets every due time, so missed ones are counted.
-                aps.add_job(_never_called, timed, id=trigger.key, executor="handoff",
-                            coalesce=False, misfire_grace_time=None, max_instances=1)
-        aps.start()
         self._aps = aps
+        for trigger in self.triggers.values():
+            self._schedule(trigger)
+        aps.start()
         self._missed_since_last_run()
         await self._hub.start()
         self._clock_gap = time.time() - time.monotonic()
@@ -116,16 +111,44 @@ class Scheduler:
         if self._aps is not None and self._aps.running:
             self._aps.shutdown(wait=False)
         await self._hub.stop()
-        tasks = [task for task, _ in self.running.values()] + list(self._tasks)
+        tasks = [task for task, _ in self.running.values()]
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=wait_s)
 
-    async def idle(self) -> None:
-        """Wait until no run is going (tests)."""
-        while self.running or self._tasks:
-            await asyncio.wait([t for t, _ in self.running.values()] + list(self._tasks))
+    async def apply(self, triggers: Iterable[Trigger]) -> tuple[list[str], list[str], list[str]]:
+        """Triggers read again (a file was edited): the added, removed and changed keys are
+        scheduled, dropped and rescheduled; a run still going is left to end."""
+        new = {t.key: t for t in triggers if t.kind != "manual"}
+        old = self.triggers
+        added = [k for k in new if k not in old]
+        removed = [k for k in old if k not in new]
+        changed = [k for k in new if k in old and new[k] != old[k]]
+        self.triggers = new
+        if self._aps is not None:
+            for key in removed + changed:
+                if self._aps.get_job(key) is not None:
+                    self._aps.remove_job(key)
+            for key in added + changed:
+                self._schedule(new[key])
+        if any(k in old and old[k].kind == "watch" or k in new and new[k].kind == "watch"
+               for k in added + removed + changed):
+            await self._hub.stop()
+            self._hub = self._watch_hub()
+            await self._hub.start()
+        return added, removed, changed
+
+    def _schedule(self, trigger: Trigger) -> None:
+        timed = timed_trigger(trigger)
+        if timed is not None and self._aps is not None:
+            # coalesce off: the executor gets every due time, so missed ones are counted.
+            self._aps.add_job(_never_called, timed, id=trigger.key, executor="handoff",
+                              coalesce=False, misfire_grace_time=None, max_instances=1)
+
+    def _watch_hub(self) -> WatchHub:
+        return WatchHub([t for t in self.triggers.values() if t.kind == "watch"],
+                        self._watch_fired, say=self.say, cwd=self.cwd)
 
     # -- firings --------------------------------------------------------------------------
 

@@ -224,3 +224,18 @@ def test_two_schedulers_on_one_postgresql_database_fire_each_firing_once(
     assert len(ran) >= 6
     fires = Counter(r.fire_time for r in records)
     assert max(fires.values()) == 1, fires.most_common(3)
+
+
+def test_an_agent_file_added_while_it_runs_is_scheduled(
+        isolated_home: Path, tmp_path: Path, scheduler_processes) -> None:
+    """A new agent file with `every: 1s` written into a watched folder while the scheduler
+    runs: a `reloaded` line names it, and it runs."""
+    agents = tmp_path / "agents"
+    write_agent(agents, "yearly", "cron: \"0 3 1 1 *\"")
+    sched = Scheduler(isolated_home, "--agents-dir", str(agents))
+    scheduler_processes.append(sched)
+    sched.wait_for(lambda lines: any("scheduler started" in line for line in lines))
+    write_agent(agents, "digest", "every: 1s")
+    sched.wait_for(lambda lines: any(" done digest:every" in line for line in lines))
+    assert any(line == "reloaded: 2 triggers; added digest:every" for line in sched.lines)
+    assert sched.terminate() == 0

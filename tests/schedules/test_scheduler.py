@@ -206,3 +206,39 @@ async def test_a_missing_watch_folder_is_waited_for(tmp_path: Path) -> None:
     finally:
         await sched.stop()
     assert runs.calls[0][2] == (str(inbox),)
+
+
+async def test_triggers_read_again_are_added_changed_and_removed(tmp_path: Path) -> None:
+    """`apply` with an added `every: 1s` schedules it; applying without it stops its firings;
+    a changed watch trigger watches its new folder."""
+    log = _run_log(tmp_path)
+    runs = FakeRuns(log)
+    yearly = Trigger(key="yearly:cron", kind="cron", agent="yearly", cron="0 3 1 1 *")
+    sched = Scheduler([yearly], run=runs, run_log=log, owner="h:1")
+    await sched.start()
+    try:
+        added, removed, changed = await sched.apply([yearly, _every()])
+        assert (added, removed, changed) == (["digest:every"], [], [])
+        await _until(lambda: len(runs.calls) >= 1)
+        await sched.apply([yearly])
+        await asyncio.sleep(0.2)
+        count = len(runs.calls)
+        await asyncio.sleep(2.2)
+        assert len(runs.calls) == count
+        old, new = tmp_path / "old", tmp_path / "new"
+        old.mkdir()
+        new.mkdir()
+        watch = Trigger(key="w:watch", kind="watch", agent="w", watch=(str(old),),
+                        debounce_s=0.2)
+        await sched.apply([yearly, watch])
+        *_, changed = await sched.apply([yearly, Trigger(
+            key="w:watch", kind="watch", agent="w", watch=(str(new),), debounce_s=0.2)])
+        assert changed == ["w:watch"]
+        await asyncio.sleep(0.5)
+        (old / "x.md").write_text("x")
+        (new / "y.md").write_text("y")
+        await _until(lambda: any(paths for _, _, paths in runs.calls))
+    finally:
+        await sched.stop()
+    assert [paths for _, _, paths in runs.calls if paths] == [(str(new / "y.md"),)]
+    assert set(sched.triggers) == {"yearly:cron", "w:watch"}
