@@ -157,15 +157,18 @@ def _local(when: datetime) -> str:
 
 def _runner(args: argparse.Namespace, user: str, url: str | None,
             agents: Mapping[str, AgentDef], run_log: RunLogProtocol) -> RunFn:
-    """One run: `runner.run_trigger` with what `--print` would get from these options."""
-    from birdie_tui.agent.options import EngineOptions
-    from birdie_tui.schedules.runner import run_trigger
+    """One run: `runner.run_trigger` with what `--print` would get from these options. The
+    engine is imported at the first run, not before: a scheduler waiting for tomorrow's cron
+    stays small (bench/RESULTS.md, Scheduled agents: the scheduler at rest)."""
     from birdie_tui.schedules.models import RunRecord, Trigger
 
-    options = EngineOptions(user=user, skills_dirs=args.skills_dir, agents_dirs=args.agents_dir,
-                            config_file=args.config, database_url=url)
-
     async def run(trigger: Trigger, fire_time: datetime, paths: tuple[str, ...]) -> RunRecord:
+        from birdie_tui.agent.options import EngineOptions
+        from birdie_tui.schedules.runner import run_trigger
+
+        options = EngineOptions(user=user, skills_dirs=args.skills_dir,
+                                agents_dirs=args.agents_dir, config_file=args.config,
+                                database_url=url)
         return await run_trigger(trigger, options=options, changed_paths=paths,
                                  fire_time=fire_time, run_log=run_log, agents=agents)
 

@@ -26,7 +26,9 @@ from .models import Trigger
 
 APPEAR_POLL_S = 5.0
 BURST_CAP = 10  # a burst is cut after this many debounces from its first change
-STEP_MS = 100  # watchfiles' quiet time within one batch; the bursts are grouped here
+# How often watchfiles' thread looks for changes: a wake-up each (bench/scheduler_idle.py);
+# the bursts are grouped by the trigger's own debounce, not here.
+STEP_MS = 250
 _GLOB = re.compile(r"[*?\[]")
 _IGNORED_NAME = re.compile(r"(\.sw[a-p]|~|\.tmp|\.part|\.py[cod]|\.DS_Store|^4913|^\.#.*)$")
 _IGNORED_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".mypy_cache"}
