@@ -132,7 +132,27 @@ def agents_parser() -> argparse.ArgumentParser:
                            "files) and report every agent and error")
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
+    _agents_server_actions(sub)
     return parser
+
+
+SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default: "
+               "$BIRDIE_SERVER)")
+
+
+def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`agents start|stop|logs` with `--server URL`: the triggers as the server's cron jobs."""
+    start = sub.add_parser("start", help="run every trigger: with --server, make them the "
+                           "server's cron jobs and exit")
+    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
+                          "--server` made")
+    stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    logs = sub.add_parser("logs", help="the run log (with --server: the cron jobs and the "
+                          "threads they ran)")
+    logs.add_argument("name", nargs="?", metavar="NAME", help="one agent's (or trigger's) only")
+    logs.add_argument("--json", action="store_true")
+    logs.add_argument("--server", metavar="URL", help=SERVER_HELP)
 
 
 def acp_parser() -> argparse.ArgumentParser:
