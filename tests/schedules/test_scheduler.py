@@ -242,3 +242,24 @@ async def test_triggers_read_again_are_added_changed_and_removed(tmp_path: Path)
         await sched.stop()
     assert [paths for _, _, paths in runs.calls if paths] == [(str(new / "y.md"),)]
     assert set(sched.triggers) == {"yearly:cron", "w:watch"}
+
+
+@pytest.mark.parametrize(("expr", "weekday"), [("0 9 * * 0", 6), ("0 9 * * 7", 6),
+                                               ("0 9 * * 1", 0), ("0 9 * * 5-6", 4),
+                                               ("0 9 * * sat", 5), ("0 9 * * 2,1", 1)])
+def test_cron_weekdays_are_counted_as_crontab_counts_them(expr: str, weekday: int) -> None:
+    """APScheduler 3 counts weekday 0 as Monday; crontab (and a LangGraph server's cron jobs)
+    as Sunday: the triggers fire on crontab's day (Python's weekday(): Monday is 0)."""
+    from birdie_tui.schedules.timing import crontab_trigger
+
+    monday = datetime(2026, 11, 23, 10, tzinfo=timezone.utc)
+    fire = crontab_trigger(expr, "UTC").get_next_fire_time(None, monday)
+    assert fire is not None and fire.weekday() == weekday
+
+
+def test_a_weekday_past_seven_is_refused() -> None:
+    """`8` is no day of the week: a ValueError saying so."""
+    from birdie_tui.schedules.timing import crontab_trigger
+
+    with pytest.raises(ValueError, match="out of range"):
+        crontab_trigger("0 9 * * 8")
