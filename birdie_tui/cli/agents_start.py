@@ -43,7 +43,7 @@ def say(line: str) -> None:
 
 
 def start_command(args: argparse.Namespace) -> int:
-    from birdie_tui.schedules.lock import SchedulerLock, holder
+    from birdie_tui.schedules.lock import SchedulerLock, written_holder
     from birdie_tui.store.database import InvalidDatabaseUrl, resolve_database_url
     from birdie_tui.store.paths import BirdiePaths, InvalidName, default_user, validate_user
 
@@ -55,7 +55,7 @@ def start_command(args: argparse.Namespace) -> int:
         return _fail(str(exc), 2)
     lock = SchedulerLock(paths.home)
     if not lock.acquire():
-        who = holder(paths.home) or "just starting"
+        who = written_holder(paths.home) or "just starting"
         return _fail(f"a scheduler already runs for {paths.home} ({who}); stop it first "
                      "(SIGTERM) or use another BIRDIE_HOME", 1)
     try:

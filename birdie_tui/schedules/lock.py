@@ -74,6 +74,14 @@ def holder_info(home: Path) -> dict[str, Any] | None:
         os.close(fd)
 
 
+def written_holder(home: Path) -> str | None:
+    """"<host>:<pid>" as the lock file says, without locking it (a probe's own lock, however
+    short, could make a scheduler starting at that moment fail): for the message of the one
+    that just failed to acquire it."""
+    info = _info(Path(home) / LOCK_NAME)
+    return f"{info['host']}:{info['pid']}" if "host" in info and "pid" in info else None
+
+
 def holder(home: Path) -> str | None:
     """"<host>:<pid>" of the scheduler holding the home's lock, or None."""
     info = holder_info(home)
