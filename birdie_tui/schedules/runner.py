@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import uuid
@@ -50,6 +51,7 @@ from birdie_tui.text import one_line
 ENGINE_MODE: dict[RunApproval, ApprovalMode] = {"read-only": "ask", "ask": "ask",
                                                 "auto": "auto"}
 OnEvent = Callable[[TurnEvent], None]
+LOG = logging.getLogger(__name__)
 
 
 class RunError(Exception):
@@ -98,8 +100,11 @@ class _Log:
         self.record = replace(self.record, **changes)
         try:
             self._log.save(self.record)
-        except Exception as exc:  # noqa: BLE001 - said once, the run goes on
-            self.problems.append(f"the run log could not be written: {one_line(exc)}")
+        except Exception as exc:  # noqa: BLE001 - said in the log file, the run goes on
+            problem = f"the run log could not be written: {one_line(exc)}"
+            if problem not in self.problems:
+                self.problems.append(problem)
+                LOG.warning("run %s: %s", self.record.run_id, problem)
 
 
 async def run_trigger(trigger: Trigger, *, options: EngineOptions,
