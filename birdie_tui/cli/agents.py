@@ -23,9 +23,14 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand: `check`, `logs`; `start`, `stop`, `logs` with a server."""
+    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`, here only);
+    `start`, `stop`, `logs` with a server."""
     if args.action == "check":
         return check(args.dirs, as_json=args.json)
+    if args.action == "run":
+        from birdie_tui.cli.agents_run import run_command
+
+        return run_command(args)
     from birdie_tui.cli.agents_server import server_command, server_url
 
     url = server_url(args)
@@ -38,7 +43,6 @@ def agents_command(args: argparse.Namespace) -> int:
     print(f"birdie-tui: agents {args.action} needs --server URL here (a local `agents "
           "start` stops with SIGTERM)", file=sys.stderr)
     return 2
-    return check(args.dirs, as_json=args.json)
 
 
 def check(dirs: list[Path], *, as_json: bool) -> int:
