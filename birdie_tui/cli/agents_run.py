@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.cli.headless import EXIT_APPROVAL_REFUSED, EXIT_TURN_FAILED, _emit, _fail, \
-    _guarded, _shown
+from birdie_tui.cli.headless import EXIT_APPROVAL_PENDING, EXIT_APPROVAL_REFUSED, EXIT_TURN_FAILED, \
+    _emit, _fail, _guarded, _shown
 from birdie_tui.cli.json_result import TurnSummary, stop_reason
 from birdie_tui.cli.signals import cancel_on_signal
 from birdie_tui.text import counted
@@ -114,7 +114,7 @@ def _report(record: RunRecord, watch: _Watch, args: argparse.Namespace) -> int:
     from birdie_tui.resume import resume_command
     from birdie_tui.secrets import scrub
 
-    code = {"done": 0, "pending": EXIT_APPROVAL_REFUSED}.get(record.status, EXIT_TURN_FAILED)
+    code = {"done": 0, "pending": EXIT_APPROVAL_PENDING}.get(record.status, EXIT_TURN_FAILED)
     code = EXIT_APPROVAL_REFUSED if code == 0 and watch.denied else code
     error = record.error if record.status not in ("done", "pending") else None
     if watch.summary is not None:

@@ -84,14 +84,14 @@ def test_json_output_is_prints_object_with_the_run_id_and_stream_json_its_events
     assert events[0]["type"] == "session" and events[-1]["type"] == "done"
 
 
-def test_a_pending_run_exits_3_and_is_answered_later_with_approve(isolated_home, dirs,
+def test_a_pending_run_exits_4_and_is_answered_later_with_approve(isolated_home, dirs,
                                                                   tmp_path):
-    """A call that needs approval: exit 3, the `not run:` line saying how to answer; the
+    """A call that needs approval: exit 4 as `--print`, the `not run:` line saying how to answer; the
     `--print --approve all` it names runs the call and settles the record done."""
     canary = tmp_path / "canary"
     waiting = run_cli(isolated_home, "agents", "run", "Toucher", "--input",
                       f"path={canary}", *dirs)
-    assert waiting.returncode == 3, waiting.stderr
+    assert waiting.returncode == 4, waiting.stderr
     (record,) = records(isolated_home)
     assert record.status == "pending" and not canary.exists()
     line = next(l for l in waiting.stderr.splitlines() if l.startswith("birdie-tui: not run:"))
