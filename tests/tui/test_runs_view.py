@@ -257,3 +257,18 @@ def test_the_view_is_a_documented_binding():
     keys = default_keys(BirdieApp.__new__(BirdieApp))
     assert keys["app.runs"] == "f9"
     assert [name for name, key in keys.items() if "f9" in key.split(",")] == ["app.runs"]
+
+
+@pytest.mark.app
+def test_snapshot_runs_view_80x24_pending_run_marked(snap_compare, door, fixed_clock):
+    """The runs view at 80x24: the scheduler line with one run needing approval, the next
+    runs, the run log with the pending run first (columns folded), the detail line."""
+    door.runs.append(record("r0", "pending", 1, session_id="fake_9", agent="reviewer",
+                            trigger_key="reviewer:watch", trigger="watch drafts/*.md",
+                            changed_paths=("drafts/a.md",)))
+
+    async def before(pilot):
+        await open_by_key(pilot, pilot.app)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_over(door), terminal_size=(80, 24), run_before=before)

@@ -120,7 +120,7 @@ def trigger_content(row: TriggerRow, now: datetime, width: int) -> Content:
     """`digest   every 30m   09:30 · in 12m   ✓ done`."""
     trigger, last = row.trigger, row.last
     fixed = 14 + 1 + 22 + 1 + 16
-    when = max(12, width - fixed - 1)
+    when = min(40, max(12, width - fixed - 1))  # the next firing stays near its name
     return Content.assemble(
         cell(trigger_name(trigger), 14, "bold"), " ",
         cell(trigger.describe(), when), " ",
