@@ -20,6 +20,7 @@ from typing import Any
 
 from birdie_tui.agent_files.fields import Fields, load_frontmatter, typename
 from birdie_tui.agent_files.models import AgentDef, AgentFileError, AgentParam, AgentProblem
+from birdie_tui.agent_files.triggers import TRIGGER_KEYS, agent_triggers
 from birdie_tui.providers.config import VENDORS
 
 TASK = AgentParam("task", "string", "What the agent should do", True)
@@ -64,9 +65,9 @@ def parse_markdown_agent(text: str, path: Path, *, default_name: str | None = No
         recursion_limit=fields.integer("recursion_limit", 25, minimum=1) or 25,
         max_tool_repetitions=fields.integer("max_tool_repetitions", 3, minimum=0) or 0,
         inputs=(TASK,), system_prompt="\n".join(lines[close + 1:]).strip(),
-        format="markdown", path=path,
-        extra={k: v for k, v in meta.items()
-               if k not in _KNOWN_KEYS or (k == "tools" and tool_switches)})
+        format="markdown", path=path, triggers=agent_triggers(fields, name, (TASK,)),
+        extra={k: v for k, v in meta.items() if k not in TRIGGER_KEYS
+               and (k not in _KNOWN_KEYS or (k == "tools" and tool_switches))})
 
 
 def _model(fields: Fields) -> tuple[str | None, str | None]:

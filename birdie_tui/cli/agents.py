@@ -20,7 +20,11 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand; only `check` for now."""
+    """The `agents` subcommand: `check`, `run` (`cli/agents_run.py`)."""
+    if args.action == "run":
+        from birdie_tui.cli.agents_run import run_command
+
+        return run_command(args)
     return check(args.dirs, as_json=args.json)
 
 
