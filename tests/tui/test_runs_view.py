@@ -272,3 +272,48 @@ def test_snapshot_runs_view_80x24_pending_run_marked(snap_compare, door, fixed_c
         await pilot.pause(0.2)
 
     assert snap_compare(app_over(door), terminal_size=(80, 24), run_before=before)
+
+
+@pytest.mark.app
+async def test_a_real_pending_run_answered_from_the_view(isolated_home, tmp_path, monkeypatch):
+    """Over the local door: a real run (offline model) stops pending on its gated call; the
+    view marks it, Enter opens its session, the dialog answers it, the call runs, and the
+    view then shows the run done."""
+    from birdie_tui.agent.options import EngineOptions
+    from birdie_tui.providers.config import ProviderConfig
+    from birdie_tui.schedules.runner import run_trigger
+    from birdie_tui.store.paths import BirdiePaths
+    from birdie_tui.store.run_log import open_run_log
+    from tests.agent.conftest import write_agents, write_skills
+    from tests.tui.app.test_approval_app import open_dialog
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BIRDIE_WATCH", "0")
+    skills, agents = write_skills(tmp_path / "skills"), write_agents(tmp_path / "agents")
+    canary = tmp_path / "canary"
+    log = open_run_log(BirdiePaths(isolated_home), "tester", None)
+    trigger = Trigger(key="Toucher:every", kind="every", agent="Toucher", every_s=3600,
+                      inputs={"path": str(canary)})
+    options = EngineOptions(skills_dirs=[skills], agents_dirs=[agents],
+                            provider=ProviderConfig(vendor="offline"), tool_timeout=10)
+    try:
+        record = await run_trigger(trigger, options=options, run_log=log)
+    finally:
+        log.close()
+    assert record.status == "pending" and not canary.exists()
+
+    app = create_app(["--skills-dir", str(skills), "--agents-dir", str(agents)],
+                     cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_by_key(pilot, app)
+        assert run_texts(screen)[0].startswith("⏸ needs approval")
+        assert "Toucher" in run_texts(screen)[0]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: session_id(app) == record.session_id)
+        dialog = await open_dialog(pilot, app)
+        assert dialog.request.name == "touch_file"
+        await pilot.press("y")
+        await wait_for(pilot, canary.exists)
+        await wait_for(pilot, lambda: not app.main.turn_running)
+        screen = await open_by_key(pilot, app)
+        await wait_for(pilot, lambda: run_texts(screen)[0].startswith("✓ done"))
