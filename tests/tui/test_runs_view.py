@@ -235,6 +235,23 @@ async def test_refresh_key_and_timer_pick_up_new_runs(door, monkeypatch):
 
 
 @pytest.mark.app
+async def test_a_refresh_keeps_the_highlighted_run(door):
+    """A new run arriving on a refresh does not move the highlight off the run being read,
+    even far down the list."""
+    door.runs = [record(f"old{n}", "done", 10 + n, answer=f"answer {n}") for n in range(40)]
+    app = app_over(door)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await open_by_key(pilot, app)
+        screen.run_list.highlighted = 30
+        await pilot.pause()
+        door.runs.append(record("new", "running", 0.1))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: run_texts(screen)[0].startswith("● running"))
+        assert screen.highlighted_run.run_id == "old30"
+        assert "answer 30" in shown(screen, "#runs-detail")
+
+
+@pytest.mark.app
 async def test_at_80x24_the_columns_fold_and_every_row_fits(door, fixed_clock):
     """At 80 columns the trigger, duration and tokens columns fold away (the detail line has
     them); no row is wider than the list."""

@@ -196,11 +196,14 @@ class RunsScreen(ModalScreen[str | None]):
                                      disabled=True)])
             self._show_detail(None)
             return
-        width = self._width(runs)
+        width, scrolled = self._width(runs), runs.scroll_y
         runs.set_options([Option(run_content(run, now, width), id=run.run_id)
                           for run in snapshot.runs])
         ids = [run.run_id for run in snapshot.runs]
         runs.highlighted = ids.index(kept.run_id) if kept and kept.run_id in ids else 0
+        # A refresh keeps the reader's place (the highlighted run still in sight).
+        runs.scroll_to(y=scrolled, animate=False, immediate=True)
+        runs.scroll_to_highlight()
         self._show_detail(self.highlighted_run)
 
     def on_resize(self, event: events.Resize) -> None:
