@@ -6,7 +6,8 @@ stem), `description` (required), and optionally `model` (a model name, or `vendo
 `vendor/model` when the prefix is a vendor Birdie knows; `inherit` is the session's model),
 `temperature`, `max_tokens`, `tools` and `skills` (a YAML list or "a, b"), `mcp` (servers for
 this agent: each a mapping with `name` and `command` [+ `args`, `env`] or `url`),
-`enabled_by_default`, `recursion_limit`, `max_tool_repetitions`. Any other key (Claude Code's
+`enabled_by_default`, `recursion_limit`, `max_tool_repetitions`, and the trigger keys
+(`every`, `cron`, `watch`, ...: `agent_files/triggers.py`). Any other key (Claude Code's
 `color`, OpenCode's `mode`) is kept in `extra`, never an error.
 
 The agent takes one free-text input, `task`, which is the child's whole user message.

@@ -132,8 +132,26 @@ def agents_parser() -> argparse.ArgumentParser:
                            "files) and report every agent and error")
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
+    logs = sub.add_parser("logs", help="the run log of scheduled and manual agent runs, "
+                          "newest first (NAME: an agent or a settings schedule)")
+    logs.add_argument("name", nargs="?", metavar="NAME")
+    logs.add_argument("--json", action="store_true")
+    logs.add_argument("--limit", type=_positive_int, default=50, metavar="N")
+    logs.add_argument("--user")
+    logs.add_argument("--database-url", metavar="URL", help="the PostgreSQL database (default: "
+                      "$BIRDIE_DATABASE_URL, then settings.json)")
     _agents_run(sub)
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

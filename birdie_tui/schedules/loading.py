@@ -19,13 +19,14 @@ from typing import Any
 
 from birdie_tui.agent_files.fields import TOOL_NAME, typename
 from birdie_tui.agent_files.loader import default_agent_dirs, load_agents
-from birdie_tui.agent_files.models import AgentDef, AgentFileError, AgentProblem
+from birdie_tui.agent_files.models import AgentDef, AgentFileError, AgentLoad, AgentProblem
 from birdie_tui.agent_files.triggers import KINDS, read_triggers
 from birdie_tui.regular_files import read_regular
 from birdie_tui.schedules.models import Trigger
 from birdie_tui.store.paths import BirdiePaths
 
-__all__ = ["SCHEDULE_KEYS", "TriggerLoad", "load_triggers", "settings_schedules"]
+__all__ = ["SCHEDULE_KEYS", "TriggerLoad", "gather_triggers", "load_triggers",
+           "settings_schedules"]
 
 SCHEDULE_KEYS = frozenset({"name", "prompt", "every", "cron", "tz", "watch", "debounce",
                            "approval"})
@@ -50,17 +51,24 @@ def load_triggers(paths: BirdiePaths, environ: Mapping[str, str], cwd: Path,
     settings' `schedules`; never raises for a bad file."""
     folders = default_agent_dirs(paths, environ, cwd) if agent_dirs is None else [
         d if isinstance(d, tuple) else (Path(d), "dir") for d in agent_dirs]
-    agents = load_agents(folders)
+    return gather_triggers(load_agents(folders), paths.settings_file)
+
+
+def gather_triggers(agents: AgentLoad, settings_file: Path | None) -> TriggerLoad:
+    """The loaded agents' triggers and the schedules of `settings_file` (None: none), a key
+    declared twice refused (the first kept)."""
     found = TriggerLoad(problems=list(agents.problems), notes=list(agents.notes),
                         agents={a.name: a for a in agents.agents})
-    schedules, problems = settings_schedules(paths.settings_file)
-    found.problems.extend(problems)
+    schedules: list[Trigger] = []
+    if settings_file is not None:
+        schedules, problems = settings_schedules(settings_file)
+        found.problems.extend(problems)
     seen: dict[str, Trigger] = {}
     for trigger in [t for a in agents.agents for t in a.triggers] + schedules:
         first = seen.get(trigger.key)
         if first is not None:
             found.problems.append(AgentProblem(
-                trigger.path or paths.settings_file, trigger.line,
+                trigger.path or Path("settings.json"), trigger.line,
                 f"trigger {trigger.key!r} is declared twice (first at "
                 f"{first.path}{f':{first.line}' if first.line else ''})"))
             continue

@@ -37,7 +37,7 @@ from birdie_tui.agent.engine import Engine, EngineError, EngineOptions
 from birdie_tui.agent.subagents import child_policy
 from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent_files.render import render_prompt
-from birdie_tui.events import TurnEvent
+from birdie_tui.events import SessionOpened, TurnEvent
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ConfigError
 from birdie_tui.schedules.outcome import RunTurn
@@ -122,6 +122,8 @@ async def run_trigger(trigger: Trigger, *, options: EngineOptions,
         await engine.start()
         agent = _agent_of(trigger, engine, agents)
         await _open_session(engine, trigger, agent, log)
+        if on_event is not None and log.record.session_id:  # as --print's stream starts
+            on_event(SessionOpened(id=log.record.session_id, new=True))
         turn = await _run_turn(engine, run_prompt(trigger, agent, changed_paths), on_event)
         log.save(status=turn.status, answer=turn.reply or None, error=turn.note)
     except asyncio.CancelledError:
