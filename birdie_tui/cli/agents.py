@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,16 +23,26 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`)."""
-    if args.action == "logs":
-        from birdie_tui.cli.agent_logs import logs_command
-
-        return logs_command(args)
+    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`); `start`, `stop`,
+    `logs` with a server."""
+    if args.action == "check":
+        return check(args.dirs, as_json=args.json)
     if args.action == "run":
         from birdie_tui.cli.agents_run import run_command
 
         return run_command(args)
-    return check(args.dirs, as_json=args.json)
+    from birdie_tui.cli.agents_server import server_command, server_url
+
+    url = server_url(args)
+    if url:
+        return server_command(args, url)
+    if args.action == "logs":
+        from birdie_tui.cli.agent_logs import logs_command
+
+        return logs_command(args)
+    print(f"birdie-tui: agents {args.action} needs --server URL here (a local `agents "
+          "start` stops with SIGTERM)", file=sys.stderr)
+    return 2
 
 
 def check(dirs: list[Path], *, as_json: bool) -> int:

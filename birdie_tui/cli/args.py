@@ -133,7 +133,8 @@ def agents_parser() -> argparse.ArgumentParser:
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
     logs = sub.add_parser("logs", help="the run log of scheduled and manual agent runs, "
-                          "newest first (NAME: an agent or a settings schedule)")
+                          "newest first (NAME: an agent or a settings schedule; with "
+                          "--server: the cron jobs and the threads they ran)")
     logs.add_argument("name", nargs="?", metavar="NAME")
     logs.add_argument("--json", action="store_true")
     logs.add_argument("--limit", type=_positive_int, default=50, metavar="N")
@@ -141,6 +142,8 @@ def agents_parser() -> argparse.ArgumentParser:
     logs.add_argument("--database-url", metavar="URL", help="the PostgreSQL database (default: "
                       "$BIRDIE_DATABASE_URL, then settings.json)")
     _agents_run(sub)
+    logs.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    _agents_server_actions(sub)
     return parser
 
 
@@ -175,6 +178,20 @@ def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
     run.add_argument("--database-url", metavar="URL",
                      help="keep the session and the record in this PostgreSQL database")
+
+
+SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default: "
+               "$BIRDIE_SERVER)")
+
+
+def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`agents start|stop` with `--server URL`: the triggers as the server's cron jobs."""
+    start = sub.add_parser("start", help="run every trigger: with --server, make them the "
+                           "server's cron jobs and exit")
+    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
+                          "--server` made")
+    stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
 
 
 def acp_parser() -> argparse.ArgumentParser:

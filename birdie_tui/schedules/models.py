@@ -49,7 +49,7 @@ class Trigger:
     every_s: float | None = None
     cron: str | None = None  # five fields, checked with APScheduler when the file is read
     tz: str | None = None  # an IANA zone for `cron:`; None: the machine's
-    watch: tuple[str, ...] = ()  # paths and globs, relative to the file's project or absolute
+    watch: tuple[str, ...] = ()  # paths and globs: absolute, or relative to the scheduler's cwd
     debounce_s: float = 1.0
     inputs: Mapping[str, Any] = field(default_factory=dict)  # the agent's declared inputs
     approval: RunApproval = "read-only"
