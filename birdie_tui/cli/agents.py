@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`); `start`, `stop`,
-    `logs` with a server."""
+    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`, here only);
+    `start`, `stop`, `logs` with a server."""
     if args.action == "check":
         return check(args.dirs, as_json=args.json)
     if args.action == "run":

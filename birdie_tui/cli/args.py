@@ -141,9 +141,9 @@ def agents_parser() -> argparse.ArgumentParser:
     logs.add_argument("--user")
     logs.add_argument("--database-url", metavar="URL", help="the PostgreSQL database (default: "
                       "$BIRDIE_DATABASE_URL, then settings.json)")
-    _agents_run(sub)
     logs.add_argument("--server", metavar="URL", help=SERVER_HELP)
     _agents_server_actions(sub)
+    _agents_run(sub)
     return parser
 
 
@@ -155,6 +155,20 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
     return value
+
+
+SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default: "
+               "$BIRDIE_SERVER)")
+
+
+def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`agents start|stop` with `--server URL`: the triggers as the server's cron jobs."""
+    start = sub.add_parser("start", help="run every trigger: with --server, make them the "
+                           "server's cron jobs and exit")
+    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
+                          "--server` made")
+    stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
 
 
 def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -178,20 +192,6 @@ def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     run.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
     run.add_argument("--database-url", metavar="URL",
                      help="keep the session and the record in this PostgreSQL database")
-
-
-SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default: "
-               "$BIRDIE_SERVER)")
-
-
-def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """`agents start|stop` with `--server URL`: the triggers as the server's cron jobs."""
-    start = sub.add_parser("start", help="run every trigger: with --server, make them the "
-                           "server's cron jobs and exit")
-    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
-    stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
-                          "--server` made")
-    stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
 
 
 def acp_parser() -> argparse.ArgumentParser:

@@ -127,3 +127,32 @@ def test_bad_usage_is_exit_2_with_one_line(isolated_home, dirs, args, said):
     assert records(isolated_home) == []
     if args == ["Nobody"]:
         assert "Counter" in bad.stderr and "Repeater" in bad.stderr
+
+
+def test_sigterm_cancels_the_run_and_records_it(isolated_home, dirs):
+    """SIGTERM while the run's tool runs: exit 143, the record cancelled, its session kept."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from ..conftest import clean_env
+
+    proc = subprocess.Popen([sys.executable, "-m", "birdie_tui.cli", "agents", "run",
+                             "Sleeper", "--approval", "auto", *dirs],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=clean_env(isolated_home))
+    try:
+        deadline = time.monotonic() + 60
+        while not (isolated_home / "slow.started").exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, stderr
+    assert "stopped by SIGTERM" in stderr and "Traceback" not in stderr
+    (record,) = records(isolated_home)
+    assert record.status == "cancelled" and record.session_id and record.finished_at
