@@ -23,10 +23,14 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand: `check`, `logs`, `start` (cli/agents_start.py); `start`,
-    `stop`, `logs` with a server."""
+    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`, here only),
+    `start` (`cli/agents_start.py`); `start`, `stop`, `logs` with a server."""
     if args.action == "check":
         return check(args.dirs, as_json=args.json)
+    if args.action == "run":
+        from birdie_tui.cli.agents_run import run_command
+
+        return run_command(args)
     from birdie_tui.cli.agents_server import server_command, server_url
 
     url = server_url(args)

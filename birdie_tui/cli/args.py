@@ -156,6 +156,7 @@ def agents_parser() -> argparse.ArgumentParser:
                       "$BIRDIE_DATABASE_URL, then settings.json)")
     logs.add_argument("--server", metavar="URL", help=SERVER_HELP)
     _agents_server_actions(sub)
+    _agents_run(sub)
     return parser
 
 
@@ -178,6 +179,29 @@ def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ig
     stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
                           "--server` made")
     stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
+
+
+def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser("run", help="run one agent now, headless, as its trigger would "
+                         "(a session of its own, a record in the run log)")
+    run.add_argument("name", metavar="NAME")
+    run.add_argument("--input", action="append", default=[], metavar="NAME=VALUE",
+                     help="a value for one of the agent's inputs, typed as it declares "
+                          "(repeatable; arrays and objects as JSON)")
+    run.add_argument("--approval", choices=["read-only", "ask", "auto"], default="read-only",
+                     help="what its tool calls may do with no one to ask: read-only (calls "
+                          "that need approval wait), ask (every call waits unless allowed), "
+                          "auto (all run); default read-only")
+    run.add_argument("--output-format", choices=["text", "json", "stream-json"],
+                     default="text", help="as --print's")
+    run.add_argument("--user", help="namespace for sessions and the run log (default: $USER)")
+    run.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                     help="skill folder to load instead of the defaults (repeatable)")
+    run.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                     help="agent folder searched before the default ones (repeatable)")
+    run.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    run.add_argument("--database-url", metavar="URL",
+                     help="keep the session and the record in this PostgreSQL database")
 
 
 def acp_parser() -> argparse.ArgumentParser:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,10 +38,11 @@ from birdie_tui.agent.engine import Engine, EngineError, EngineOptions
 from birdie_tui.agent.subagents import child_policy
 from birdie_tui.agent_files.models import AgentDef
 from birdie_tui.agent_files.render import render_prompt
-from birdie_tui.events import ApprovalDecided, TurnDone, TurnError, TurnEvent
+from birdie_tui.events import SessionOpened, TurnEvent
 from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ConfigError
-from birdie_tui.schedules.models import RUN_EXTRA, RunApproval, RunRecord, RunStatus, Trigger
+from birdie_tui.schedules.outcome import RunTurn
+from birdie_tui.schedules.models import RUN_EXTRA, RunApproval, RunRecord, Trigger
 from birdie_tui.store.paths import InvalidName
 from birdie_tui.store.protocols import RunLogProtocol
 from birdie_tui.text import one_line
@@ -49,6 +51,7 @@ from birdie_tui.text import one_line
 ENGINE_MODE: dict[RunApproval, ApprovalMode] = {"read-only": "ask", "ask": "ask",
                                                 "auto": "auto"}
 OnEvent = Callable[[TurnEvent], None]
+LOG = logging.getLogger(__name__)
 
 
 class RunError(Exception):
@@ -86,34 +89,6 @@ def run_prompt(trigger: Trigger, agent: AgentDef | None, changed_paths: Sequence
     return text
 
 
-@dataclass
-class _Turn:
-    """What the run's turn said: its answer, its error, the calls left waiting."""
-
-    reply: str = ""
-    error: str | None = None
-    waiting: list[str] = field(default_factory=list)  # "tool (call id)"
-
-    def see(self, event: TurnEvent) -> None:
-        if isinstance(event, TurnError):
-            self.error = event.message
-        elif isinstance(event, TurnDone):
-            self.reply = event.text
-        elif isinstance(event, ApprovalDecided) and event.decision == "pending":
-            self.waiting.append(f"{event.name} (call {event.id})")
-
-    @property
-    def status(self) -> RunStatus:
-        return "failed" if self.error else "pending" if self.waiting else "done"
-
-    @property
-    def note(self) -> str | None:
-        """The record's one line: the error, or what a pending run waits for."""
-        if self.error:
-            return one_line(self.error)
-        return f"waits for approval: {', '.join(self.waiting)}" if self.waiting else None
-
-
 class _Log:
     """The run's record, saved at every change; a failing log never stops the run."""
 
@@ -125,8 +100,11 @@ class _Log:
         self.record = replace(self.record, **changes)
         try:
             self._log.save(self.record)
-        except Exception as exc:  # noqa: BLE001 - said once, the run goes on
-            self.problems.append(f"the run log could not be written: {one_line(exc)}")
+        except Exception as exc:  # noqa: BLE001 - said in the log file, the run goes on
+            problem = f"the run log could not be written: {one_line(exc)}"
+            if problem not in self.problems:
+                self.problems.append(problem)
+                LOG.warning("run %s: %s", self.record.run_id, problem)
 
 
 async def run_trigger(trigger: Trigger, *, options: EngineOptions,
@@ -149,6 +127,8 @@ async def run_trigger(trigger: Trigger, *, options: EngineOptions,
         await engine.start()
         agent = _agent_of(trigger, engine, agents)
         await _open_session(engine, trigger, agent, log)
+        if on_event is not None and log.record.session_id:  # as --print's stream starts
+            on_event(SessionOpened(id=log.record.session_id, new=True))
         turn = await _run_turn(engine, run_prompt(trigger, agent, changed_paths), on_event)
         log.save(status=turn.status, answer=turn.reply or None, error=turn.note)
     except asyncio.CancelledError:
@@ -196,8 +176,8 @@ async def _open_session(engine: Engine, trigger: Trigger, agent: AgentDef | None
     log.save(session_id=engine.persist_session().id)
 
 
-async def _run_turn(engine: Engine, prompt: str, on_event: OnEvent | None) -> _Turn:
-    turn = _Turn()
+async def _run_turn(engine: Engine, prompt: str, on_event: OnEvent | None) -> RunTurn:
+    turn = RunTurn()
     async with contextlib.aclosing(engine.run_turn(prompt)) as events:
         async for event in events:
             turn.see(event)

@@ -4,7 +4,8 @@ for the scheduler, the loader's checks and the missed-run count.
 Two schedulers sharing a database must agree on a firing's time, or the per-firing claim
 cannot keep them from both running it: intervals are anchored to a fixed instant (so `every:
 1h` fires on the hour on every machine, whenever each was started) and fire times are
-truncated to the second.
+truncated to the second. The door's runs view reads the next firing from the same triggers
+(`next_fire`), so what it shows is when `agents start` fires.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from .models import Trigger
+from .models import RunRecord, Trigger
 
 ANCHOR = datetime(2000, 1, 1, tzinfo=timezone.utc)
 _DOW_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -52,6 +53,20 @@ def timed_trigger(trigger: Trigger) -> BaseTrigger | None:
     if trigger.kind == "cron" and trigger.cron:
         return crontab_trigger(trigger.cron, trigger.tz)
     return None
+
+
+def next_fire(trigger: Trigger, last: RunRecord | None, now: datetime) -> datetime | None:
+    """The next firing after `now` (aware), or None: a watch, a manual run, a bad expression
+    (the loader's to report) or none to come. `last` is not needed (intervals are anchored)
+    and kept for the door's calls."""
+    try:
+        timed = timed_trigger(trigger)
+    except ValueError:
+        return None
+    if timed is None:
+        return None
+    fire: datetime | None = timed.get_next_fire_time(None, now)
+    return fire
 
 
 def to_second(when: datetime) -> datetime:

@@ -1,11 +1,9 @@
-"""What the run tests share: a run log kept in memory (the contract's shape, until the
-stores' own tests cover them), the agent tests' skills and agents, and the engine options of a
-run on the offline model."""
+"""What the run tests share: the real run log (sqlite) recording its saves, the agent tests'
+skills and agents, and the engine options of a run on the offline model."""
 
 from __future__ import annotations
 
 import builtins
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -14,49 +12,50 @@ import pytest
 from birdie_tui.agent.engine import EngineOptions
 from birdie_tui.providers.config import ProviderConfig
 from birdie_tui.schedules.models import RunRecord, Trigger
+from birdie_tui.store.paths import BirdiePaths
+from birdie_tui.store.protocols import RunLogProtocol
+from birdie_tui.store.run_log import open_run_log
 
 from ..agent.conftest import write_agents, write_skills
 
 
-class MemoryRunLog:
-    """`RunLogProtocol` over a dict; every saved version kept, to see a record's steps."""
+class RecordingLog:
+    """The real run log (sqlite beside the sessions), every saved version kept in `saves`
+    to see a record's steps."""
 
-    def __init__(self, user: str = "tester") -> None:
-        self.user = user
-        self.records: dict[str, RunRecord] = {}
+    def __init__(self, log: RunLogProtocol) -> None:
+        self._log = log
+        self.user = log.user
         self.saves: list[RunRecord] = []
-        self.claims: set[tuple[str, datetime]] = set()
 
     def save(self, record: RunRecord) -> None:
-        self.records[record.run_id] = replace(record)
+        self._log.save(record)
         self.saves.append(record)
 
     def get(self, run_id: str) -> RunRecord | None:
-        return self.records.get(run_id)
+        return self._log.get(run_id)
 
     def for_session(self, session_id: str) -> RunRecord | None:
-        return next((r for r in self.records.values() if r.session_id == session_id), None)
+        return self._log.for_session(session_id)
 
     def list(self, agent: str | None = None, limit: int = 50) -> builtins.list[RunRecord]:
-        rows = sorted(self.records.values(), key=lambda r: r.started_at, reverse=True)
-        return [r for r in rows if agent is None or r.agent == agent][:limit]
+        return self._log.list(agent, limit)
 
     def last(self, trigger_key: str) -> RunRecord | None:
-        return next((r for r in self.list(limit=10**6) if r.trigger_key == trigger_key), None)
+        return self._log.last(trigger_key)
 
     def claim(self, trigger_key: str, fire_time: datetime, owner: str) -> bool:
-        if (trigger_key, fire_time) in self.claims:
-            return False
-        self.claims.add((trigger_key, fire_time))
-        return True
+        return self._log.claim(trigger_key, fire_time, owner)
 
     def close(self) -> None:
-        pass
+        self._log.close()
 
 
 @pytest.fixture
-def run_log() -> MemoryRunLog:
-    return MemoryRunLog()
+def run_log(isolated_home):
+    log = RecordingLog(open_run_log(BirdiePaths.from_env(), "tester", None))
+    yield log
+    log.close()
 
 
 @pytest.fixture

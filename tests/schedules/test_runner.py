@@ -65,10 +65,10 @@ async def test_a_run_is_a_session_titled_and_marked_with_its_record(options, run
     assert meta.input_tokens == record.input_tokens
 
 
-async def test_a_run_has_only_its_agents_skills(options, run_log, folders):
+async def test_a_run_has_only_its_agents_skills(options, run_log, tmp_path):
     """The run's session grants exactly the agent's `allowed_skills`, as its child would."""
     record = await run_trigger(agent_trigger("Toucher", approval="auto",
-                                             inputs={"path": "x"}),
+                                             inputs={"path": str(tmp_path / "x")}),
                                options=options, run_log=run_log)
     meta, _ = await session_of(options, record.session_id)
     assert meta.enabled_skills == ["Guarded"]
@@ -183,7 +183,7 @@ async def test_a_cancelled_run_is_recorded_cancelled(options, run_log, isolated_
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 60)
-    (record,) = run_log.records.values()
+    (record,) = run_log.list()
     assert record.status == "cancelled" and record.finished_at is not None
     meta, _ = await session_of(options, record.session_id)
     assert meta.extra["run"]["run_id"] == record.run_id
