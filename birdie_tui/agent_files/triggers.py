@@ -105,10 +105,12 @@ def _cron(expr: Any, tz: Any, fail: Fail) -> dict[str, Any]:
                            f"cron: \"0 9 * * *\"), got {typename(expr)}")
     if tz is not None:
         tz = _zone(tz, fail)
-    from apscheduler.triggers.cron import CronTrigger  # only files with `cron:` pay for it
+    # Built as the scheduler builds it (crontab's weekdays: 0 and 7 are Sunday); only files
+    # with `cron:` pay for importing APScheduler.
+    from birdie_tui.schedules.timing import crontab_trigger
 
     try:
-        CronTrigger.from_crontab(expr.strip(), timezone=tz)
+        crontab_trigger(expr.strip(), tz)
     except (ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise fail("cron", f"field 'cron': {expr.strip()!r} is not a cron expression "

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 
 def agents_command(args: argparse.Namespace) -> int:
-    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`, here only);
-    `start`, `stop`, `logs` with a server."""
+    """The `agents` subcommand: `check`, `logs`, `run` (`cli/agents_run.py`, here only),
+    `start` (`cli/agents_start.py`); `start`, `stop`, `logs` with a server."""
     if args.action == "check":
         return check(args.dirs, as_json=args.json)
     if args.action == "run":
@@ -40,8 +40,12 @@ def agents_command(args: argparse.Namespace) -> int:
         from birdie_tui.cli.agent_logs import logs_command
 
         return logs_command(args)
-    print(f"birdie-tui: agents {args.action} needs --server URL here (a local `agents "
-          "start` stops with SIGTERM)", file=sys.stderr)
+    if args.action == "start":
+        from birdie_tui.cli.agents_start import start_command
+
+        return start_command(args)
+    print("birdie-tui: agents stop needs --server URL (a local `agents start` stops with "
+          "SIGTERM or Ctrl+C)", file=sys.stderr)
     return 2
 
 

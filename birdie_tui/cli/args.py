@@ -132,6 +132,19 @@ def agents_parser() -> argparse.ArgumentParser:
                            "files) and report every agent and error")
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
+    start = sub.add_parser("start", help="run every trigger (every:, cron:, watch:, settings' "
+                           "schedules) in the foreground until SIGTERM or Ctrl+C, one per "
+                           "home; with --server, make them the server's cron jobs and exit")
+    start.add_argument("--user", help="whose sessions and run log (default: $USER)")
+    start.add_argument("--database-url", metavar="URL",
+                       help="keep runs in this PostgreSQL database (default: "
+                            "$BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
+    start.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                       help="agent folder searched before the default ones (repeatable)")
+    start.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                       help="skill folder to load instead of the defaults (repeatable)")
+    start.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
     logs = sub.add_parser("logs", help="the run log of scheduled and manual agent runs, "
                           "newest first (NAME: an agent or a settings schedule; with "
                           "--server: the cron jobs and the threads they ran)")
@@ -162,10 +175,7 @@ SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default:
 
 
 def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """`agents start|stop` with `--server URL`: the triggers as the server's cron jobs."""
-    start = sub.add_parser("start", help="run every trigger: with --server, make them the "
-                           "server's cron jobs and exit")
-    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    """`agents stop` with `--server URL` (the `start` it undoes is `agents_parser`'s)."""
     stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
                           "--server` made")
     stop.add_argument("--server", metavar="URL", help=SERVER_HELP)

@@ -1,47 +1,87 @@
-"""When a trigger fires next, by APScheduler's own trigger objects (no cron parser here).
+"""When a timed trigger fires: APScheduler's triggers for `every:` and `cron:`, built one way
+for the scheduler, the loader's checks and the missed-run count.
 
-`every`: one interval after the last run's start (the next boundary at or after now), or one
-interval from now when it never ran; `cron`: the expression's next time in its zone (`tz:`,
-else the machine's); `watch` and `manual`: None (they fire on a change or by hand).
+Two schedulers sharing a database must agree on a firing's time, or the per-firing claim
+cannot keep them from both running it: intervals are anchored to a fixed instant (so `every:
+1h` fires on the hour on every machine, whenever each was started) and fire times are
+truncated to the second. The door's runs view reads the next firing from the same triggers
+(`next_fire`), so what it shows is when `agents start` fires.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
-from typing import Any
+import re
+from collections.abc import Iterator
+from datetime import datetime, timezone
 
-from birdie_tui.schedules.models import RunRecord, Trigger
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from .models import RunRecord, Trigger
+
+ANCHOR = datetime(2000, 1, 1, tzinfo=timezone.utc)
+_DOW_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+# A day-of-week number that is not a step (`*/2` keeps its 2).
+_DOW_NUMBER = re.compile(r"(?<![/\d])\d+")
 
 
-def aps_trigger(trigger: Trigger, last: RunRecord | None = None) -> Any:
-    """The APScheduler trigger for `trigger` (None for watch and manual). Raises ValueError
-    for an expression or zone APScheduler refuses."""
-    from apscheduler.triggers.cron import CronTrigger
-    from apscheduler.triggers.interval import IntervalTrigger
+def crontab_trigger(expr: str, tz: str | None = None) -> CronTrigger:
+    """`CronTrigger.from_crontab`, with crontab's day numbers (0 and 7 are Sunday): APScheduler
+    3 counts 0 as Monday, so numbers in the fifth field are given as names. ValueError (with
+    APScheduler's reason) for a bad expression or zone."""
+    fields = expr.split()
+    if len(fields) == 5:
+        fields[4] = _DOW_NUMBER.sub(_dow_name, fields[4])
+    try:
+        return CronTrigger.from_crontab(" ".join(fields), timezone=tz)
+    except (ValueError, LookupError) as exc:  # an unknown zone is a LookupError subclass
+        raise ValueError(str(exc).strip() or type(exc).__name__) from None
 
+
+def _dow_name(match: re.Match[str]) -> str:
+    number = int(match.group())
+    if number > 7:
+        raise ValueError(f"day of week {number} is out of range (0-7)")
+    return _DOW_NAMES[number % 7]
+
+
+def timed_trigger(trigger: Trigger) -> BaseTrigger | None:
+    """The APScheduler trigger of an `every:` or `cron:` trigger; None for the others."""
     if trigger.kind == "every" and trigger.every_s:
-        if last is not None:
-            return IntervalTrigger(seconds=trigger.every_s, start_date=last.started_at)
-        return IntervalTrigger(seconds=trigger.every_s)
+        return IntervalTrigger(seconds=trigger.every_s, start_date=ANCHOR, timezone=timezone.utc)
     if trigger.kind == "cron" and trigger.cron:
-        return CronTrigger.from_crontab(trigger.cron, timezone=trigger.tz or _local_zone())
+        return crontab_trigger(trigger.cron, trigger.tz)
     return None
 
 
 def next_fire(trigger: Trigger, last: RunRecord | None, now: datetime) -> datetime | None:
-    """The next firing after `now` (aware), or None: a watch, a manual run, or none to come."""
+    """The next firing after `now` (aware), or None: a watch, a manual run, a bad expression
+    (the loader's to report) or none to come. `last` is not needed (intervals are anchored)
+    and kept for the door's calls."""
     try:
-        made = aps_trigger(trigger, last)
-    except (ValueError, KeyError):  # a bad expression is the loader's to report
+        timed = timed_trigger(trigger)
+    except ValueError:
         return None
-    if made is None:
+    if timed is None:
         return None
-    fire: datetime | None = made.get_next_fire_time(None, now)
+    fire: datetime | None = timed.get_next_fire_time(None, now)
     return fire
 
 
-def _local_zone() -> tzinfo | None:
-    return datetime.now().astimezone().tzinfo
+def to_second(when: datetime) -> datetime:
+    """A fire time as the claims and the log keep it: UTC, whole seconds."""
+    return when.astimezone(timezone.utc).replace(microsecond=0)
 
 
-__all__ = ["aps_trigger", "next_fire"]
+def firings_between(timed: BaseTrigger, after: datetime, until: datetime,
+                    cap: int = 10_000) -> Iterator[datetime]:
+    """The trigger's fire times in (after, until], at most `cap` of them (a second-long
+    interval over a week away would be 600,000)."""
+    fire = timed.get_next_fire_time(None, after)
+    count = 0
+    while fire is not None and fire <= until and count < cap:
+        if fire > after:
+            yield fire
+            count += 1
+        fire = timed.get_next_fire_time(fire, fire)

@@ -79,18 +79,22 @@ async def test_scheduled_runs_are_the_run_logs_newest_first(door):
 
 
 async def test_trigger_rows_give_the_next_firing_and_the_last_run(door, isolated_home):
-    """every: one interval after the last run's start (from now when it never ran); cron: its
-    next time in its zone; watch: none; each with its last run; settings schedules too."""
+    """every: the next boundary of the interval counted from a fixed instant (when
+    `agents start` fires it: on the hour and the half hour for 30m, whatever the last run);
+    cron: its next time in its zone, weekdays as crontab counts them; watch: none; each with
+    its last run; settings schedules too."""
     (isolated_home / "settings.json").write_text(json.dumps({"schedules": [
         {"name": "inbox", "prompt": "summarise the inbox", "every": "1h"}]}))
     before = datetime.now(UTC)
     rows = {row.trigger.key: row for row in door.trigger_rows()}
     assert set(rows) == {"digest:every", "digest:cron", "digest:watch", "schedule:inbox"}
-    never = rows["digest:every"].next_fire
-    assert never is not None and before + timedelta(minutes=29) < never \
-        <= datetime.now(UTC) + timedelta(minutes=30)
+    every = rows["digest:every"].next_fire
+    assert every is not None and before < every <= datetime.now(UTC) + timedelta(minutes=30)
+    assert every.minute in (0, 30) and every.second == 0 and every.microsecond == 0
+    inbox = rows["schedule:inbox"].next_fire
+    assert inbox is not None and inbox.minute == 0 and inbox.second == 0
     assert rows["digest:every"].last is None
-    cron = CronTrigger.from_crontab("0 9 * * 1-5", timezone="Europe/Paris")
+    cron = CronTrigger.from_crontab("0 9 * * mon-fri", timezone="Europe/Paris")
     assert rows["digest:cron"].next_fire == cron.get_next_fire_time(None, datetime.now(UTC))
     assert rows["digest:watch"].next_fire is None
 
@@ -99,7 +103,7 @@ async def test_trigger_rows_give_the_next_firing_and_the_last_run(door, isolated
     saved(last)
     rows = {row.trigger.key: row for row in door.trigger_rows()}
     assert rows["digest:every"].last == last
-    assert rows["digest:every"].next_fire == started + timedelta(minutes=30)
+    assert rows["digest:every"].next_fire == every
 
 
 def test_the_lock_holder_is_a_live_process_of_this_machine_or_another_machine(tmp_path):
