@@ -15,6 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from birdie_tui.store.session_lock import try_flock
+
 LOCK_NAME = "scheduler.lock"
 
 
@@ -32,18 +34,10 @@ class SchedulerLock:
     def acquire(self) -> bool:
         """True if this process now holds the lock; False if another does."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
         info = {"host": socket.gethostname(), "pid": os.getpid(),
                 "started_at": datetime.now(timezone.utc).isoformat()}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
-        self._fd = fd
-        return True
+        self._fd = try_flock(self.path, json.dumps(info).encode())
+        return self._fd is not None
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
