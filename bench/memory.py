@@ -9,6 +9,8 @@ has; ``--bytecode as-is``: ``PYTHONDONTWRITEBYTECODE=1``, stale .pyc compiled at
 
 - **idle**: launch -> first paint -> idle: RSS; then glibc ``malloc_trim(0)`` (``LAUNCHER``: the
   entry point plus a SIGUSR1 handler) and the RSS it returned.
+- **turn**: through ``LAUNCHER``: one answered turn (as **answer**), then idle: RSS of the tree,
+  and what ``malloc_trim(0)`` still returns then.
 - **answer**: type the prompt at first paint (``send-keys -l``; queued until Birdie is up), Enter
   once shown -> the offline reply's first words on screen. **trace**: the same through
   ``LAUNCHER`` with ``BENCH_TRACE_FILE``: the time of each boot step.
@@ -141,6 +143,18 @@ def run_idle(home: Path) -> dict:
         res = {"first_paint": fp - t0, "idle_at": idle_at - t0, "procs": len(term.tree()),
                "rss_idle": term.tree_rss() / MIB}
         return {**res, **_trim(term, home / "trim", "")}
+
+
+def run_turn(home: Path) -> dict:
+    with Terminal() as term:
+        t0, fp = _start(term, home, [], BENCH_TRIM_FILE=str(home / "trim"))
+        term.send_text(PROMPT)
+        _wait(term, PROMPT, 10)
+        term.send_keys("Enter")
+        shown = _wait(term, ANSWER)
+        _idle_wait(term, shown, shown + 1.0, cap=30.0)
+        res = {"first_token": shown - t0, "rss_turn_idle": term.tree_rss() / MIB}
+        return {**res, **_trim(term, home / "trim", "turn_")}
 
 
 def run_answer(home: Path, trace: bool = False) -> dict:
@@ -305,6 +319,8 @@ def importtime(env: dict[str, str], top: int = 12) -> tuple[float, list[tuple[st
 ROWS = """idle first_paint s launch -> first paint
 idle rss_idle MiB **idle RSS** (process tree)
 idle trim_freed MiB malloc_trim(0) in the idle app: RSS it returned
+turn rss_turn_idle MiB **idle RSS after one turn** (process tree)
+turn turn_trim_freed MiB malloc_trim(0) idle after that turn: RSS it returned
 answer first_token s **launch -> first answer token on screen**
 big open s big session: launch -> last reply on screen
 big rss_open_idle MiB big session: RSS once idle
@@ -345,7 +361,7 @@ def report(results: list[dict], rows: list, imports: tuple | None, big: dict | N
 
 def run_mode(mode: str, big: dict | None) -> dict:
     home = Path(tempfile.mkdtemp(prefix=f"mem-{mode}-"))
-    runs = {"idle": run_idle, "answer": run_answer, "trace": lambda h: run_answer(h, trace=True),
+    runs = {"idle": run_idle, "turn": run_turn, "answer": run_answer, "trace": lambda h: run_answer(h, trace=True),
             "big": lambda h: run_big(Path(big["home"]), big["sid"], big["last"])}
     try:
         return runs[mode](home)
@@ -358,7 +374,7 @@ def run_mode(mode: str, big: dict | None) -> dict:
 def run_all(runs: int, only: list[str], big: dict | None) -> list[dict]:
     results: list[dict] = []
     for i in range(runs):
-        for mode in [m for m in ("idle", "answer", "trace", "big") if m in only]:
+        for mode in [m for m in ("idle", "turn", "answer", "trace", "big") if m in only]:
             load, t = os.getloadavg()[0], time.monotonic()
             r = {"mode": mode, "run": i, "loadavg": load, **run_mode(mode, big)}
             results.append(r)

@@ -13,8 +13,12 @@ Per run:
   first token   the server's first token written → the first `token` line read here (same clock)
   last token    the server's last token written → the last `token` line read here
 
+With --syscalls the child runs under `strace -f -c` and the bench prints the socket reads
+(`recvfrom`) and `epoll_ctl` calls per 1,000 tokens of the long run minus the short one
+(the CPU figures of such a run are strace's, not the app's).
+
     PYTHONPATH=$PWD python bench/pipeline_floor.py [--runs 1] [--tps 200] [--tokens 10000]
-                                                   [--short 10] [--json]
+                                                   [--short 10] [--json] [--syscalls]
 """
 
 from __future__ import annotations
@@ -38,7 +42,20 @@ PROMPT = "Please write the bird survey report"
 PROMPT_WORD = "survey"
 
 
-def run_once(tokens: int, tps: float) -> dict:
+SYSCALLS = ("recvfrom", "epoll_ctl")
+
+
+def strace_counts(path: Path) -> dict[str, int]:
+    """Calls per syscall from `strace -c`'s summary table."""
+    counts = {}
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and parts[-1] in SYSCALLS:
+            counts[parts[-1]] = int(parts[3])
+    return counts
+
+
+def run_once(tokens: int, tps: float, syscalls: bool = False) -> dict:
     """One `--print` run against a fresh server streaming `tokens` tokens at `tps`."""
     srv = SSEServer(tps=tps, tokens=tokens, prompt_word=PROMPT_WORD, long_once=True).start()
     try:
@@ -50,8 +67,11 @@ def run_once(tokens: int, tps: float) -> dict:
                 "BIRDIE_HOME": str(home / "birdie"), "BIRDIE_WATCH": "0",
             } | peers.birdie_code_env()
             exe = str(Path(sys.executable).with_name("birdie-tui"))
+            trace = home / "strace.txt"
+            prefix = (["strace", "-f", "-c", "-e", "trace=" + ",".join(SYSCALLS), "-o", str(trace)]
+                      if syscalls else [])
             t0 = time.monotonic()
-            proc = subprocess.Popen([exe, "--print", PROMPT, "--output-format", "stream-json"],
+            proc = subprocess.Popen([*prefix, exe, "--print", PROMPT, "--output-format", "stream-json"],
                                     env=env, cwd=tmp, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
             assert proc.stdout is not None
@@ -79,6 +99,7 @@ def run_once(tokens: int, tps: float) -> dict:
                 "last_token_ms": (last - rec.last_token) * 1000 if last and rec.last_token
                 else None,
                 "maxrss_mib": usage.ru_maxrss / 1024,
+                "syscalls": strace_counts(trace) if syscalls else {},
             }
     finally:
         srv.stop()
@@ -91,12 +112,14 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=10_000)
     parser.add_argument("--short", type=int, default=10, help="tokens of the start-up run")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--syscalls", action="store_true",
+                        help="count socket reads and epoll_ctl calls under strace (no CPU figures)")
     opts = parser.parse_args()
     rows = []
     for _ in range(opts.runs):  # interleaved, so a change in load touches both
         load = os.getloadavg()[0]
-        short = run_once(opts.short, opts.tps)
-        long = run_once(opts.tokens, opts.tps)
+        short = run_once(opts.short, opts.tps, opts.syscalls)
+        long = run_once(opts.tokens, opts.tps, opts.syscalls)
         # The short reply has a few hundred tokens of its own (`reply_text`'s minimum): the
         # floor is scaled to --tokens from the difference in tokens, not taken as is.
         per_token = (long["cpu"] - short["cpu"]) / max(long["tokens"] - short["tokens"], 1)
@@ -104,6 +127,15 @@ def main() -> None:
                      "floor": per_token * opts.tokens})
     if opts.json:
         print(json.dumps(rows, indent=2))
+        return
+    if opts.syscalls:
+        for row in rows:
+            long, short = row["long"], row["short"]
+            tokens = max(long["tokens"] - short["tokens"], 1)
+            per = {name: (long["syscalls"].get(name, 0) - short["syscalls"].get(name, 0))
+                   * 1000 / tokens for name in SYSCALLS}
+            print(f"load {row['load']:.2f}  {long['token_events']} token events  "
+                  + "  ".join(f"{name} {n:.0f}" for name, n in per.items()) + " per 1,000 tokens")
         return
     for row in rows:
         long, short = row["long"], row["short"]

@@ -1,10 +1,15 @@
 """The window that merges a paced stream's text (birdie_tui/providers/coalesce.py), on a
 scripted source with real time between chunks. Windows are wide (0.2 s) so a loaded machine
-cannot reorder what the tests compare."""
+cannot reorder what the tests compare.
+
+The source is a wire: its chunks arrive on their own schedule whether or not anyone reads (as
+bytes reach a socket), and a read of a chunk that has already arrived does not wait (h11's
+buffered events, or a socket read that finds data)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -16,23 +21,35 @@ WINDOW = 0.2
 
 
 class Script:
-    """An async source of chunks, each after its own delay; records when each went out and
+    """An async source of chunks, each arriving `delay` after the one before (from the first
+    read), read or not; records when each arrived, the reads that had to wait for one, and
     whether the source was closed."""
 
-    def __init__(self, steps: list[tuple[float, AIMessageChunk | Exception]]) -> None:
+    def __init__(self, steps: list[tuple[float, AIMessageChunk | Exception]],
+                 turns: int = 0) -> None:
         self.steps = steps
+        self.turns = turns  # loop turns a read of what has arrived takes (anyio's: 2-5)
         self.sent: list[float] = []
+        self.waits = 0  # reads that found nothing arrived: what a network read that waits is
+        self.ended = 0.0  # when the end was read
         self.closed = False
 
     async def stream(self) -> AsyncIterator[AIMessageChunk]:
         loop = asyncio.get_running_loop()
+        due = loop.time()
         try:
             for delay, item in self.steps:
-                await asyncio.sleep(delay)
+                due += delay
+                if due > loop.time():
+                    self.waits += 1
+                    await asyncio.sleep(due - loop.time())
+                for _ in range(self.turns):
+                    await asyncio.sleep(0)
                 if isinstance(item, Exception):
                     raise item
-                self.sent.append(loop.time())
+                self.sent.append(due)
                 yield item
+            self.ended = loop.time()
         finally:
             self.closed = True
 
@@ -71,11 +88,37 @@ async def test_held_text_leaves_when_the_window_ends_not_with_the_next_byte():
 
 
 async def test_the_end_of_the_stream_sends_what_is_held_at_once():
-    """The last text goes out when the stream ends, not when its window would."""
+    """The end, once read, sends what is held at once: the last text waits at most the rest of
+    its window (no read runs while text is held), never a window more for the end."""
     script = Script(text(["a", "b", "c"]))
     out = await collect(script)
     assert [c.content for _, c in out] == ["a", "bc"]
-    assert out[-1][0] - script.sent[-1] < WINDOW / 2
+    assert out[-1][0] - script.ended < WINDOW / 4
+    assert out[-1][0] - script.sent[-1] < WINDOW * 1.25
+
+
+async def test_paced_text_is_read_about_twice_a_window_not_once_a_token():
+    """While text is held no read starts: the window's tokens are read when it ends, without
+    waiting, so reads that wait for the network fall from one a token to about two a window."""
+    words = [f"w{i} " for i in range(100)]  # one every 10 ms: 1 s, five windows
+    script = Script(text(words))
+    out = await collect(script)
+    assert "".join(c.content for _, c in out) == "".join(words)
+    assert script.waits <= 2 * 6 + 2
+    assert len(out) <= 12
+
+
+async def test_a_reply_sent_all_at_once_is_read_without_a_pause():
+    """A source that is behind (every read served from a buffer) is drained at once, not
+    paused a window per read: the whole reply is out well within one window."""
+    words = [f"w{i} " for i in range(400)]
+    script = Script([(0.0, AIMessageChunk(content=w)) for w in words])
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    out = await collect(script)
+    assert "".join(c.content for _, c in out) == "".join(words)
+    assert out[-1][0] - start < WINDOW / 2
+    assert len(out) <= 3
 
 
 async def test_a_tool_call_piece_sends_held_text_first_and_passes_as_is():
@@ -90,6 +133,28 @@ async def test_a_tool_call_piece_sends_held_text_first_and_passes_as_is():
     assert out[:2] == [AIMessageChunk(content="a"), AIMessageChunk(content="b")]
     assert out[2] is call
     assert [c.content for c in out[3:-1]] == ["c"] and out[-1] is last
+
+
+async def test_a_reply_sent_all_at_once_is_not_paused_while_the_loop_is_busy():
+    """Reads of what has arrived that take a few loop turns, while other work (the UI drawing)
+    makes each turn slow, still count as a source that is behind: no read waits a window."""
+    words = [f"w{i} " for i in range(20)]
+    script = Script([(0.0, AIMessageChunk(content=w)) for w in words], turns=3)
+
+    async def drawing() -> None:
+        while True:
+            time.sleep(0.003)  # a frame's work holds the loop
+            await asyncio.sleep(0)
+
+    busy = asyncio.ensure_future(drawing())
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    try:
+        out = await collect(script)
+    finally:
+        busy.cancel()
+    assert "".join(c.content for _, c in out) == "".join(words)
+    assert out[-1][0] - start < len(words) * WINDOW / 4  # paused a window a read: 20 windows
 
 
 async def test_a_failure_sends_held_text_then_raises():

@@ -5,6 +5,8 @@ passes do not walk them again), and frozen objects that die are still freed with
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import weakref
 
 import pytest
@@ -77,3 +79,42 @@ def test_no_full_pass_while_a_stream_runs_and_none_walks_the_frozen(fresh_collec
     collector.stream_ended()
     assert not collector.holding() and gc.get_threshold() == before
     assert ref() is None
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or
+                    not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"),
+                    reason="malloc_trim is glibc's")
+def test_freed_heap_goes_back_to_the_os():
+    """Blocks freed under a block still in use stay in the RSS until `return_freed` (glibc's
+    malloc_trim) hands their pages back."""
+    blocks = [bytearray(64 * 1024) for _ in range(800)]  # ~50 MiB on the heap, not mmap'd
+    pin = bytearray(64 * 1024)  # above them: the heap's top cannot shrink past it
+    del blocks
+    before = rss_mib()
+    collector.return_freed()
+    assert before - rss_mib() > 20
+    del pin
+
+
+def test_a_turn_returns_freed_memory_once_it_has_ended(fresh_collector, monkeypatch):
+    """The trim runs after a turn's collection, never while a reply streams; where there is no
+    glibc it is a no-op."""
+    calls: list[int] = []
+    monkeypatch.setattr(collector, "_trim", calls.append)
+    collector.stream_started()
+    collector.stream_started()
+    collector.stream_ended()
+    assert calls == []  # one stream still runs
+    collector.stream_ended()
+    assert calls == [0]
+    collector.boot_done(collect=False)  # a message waits: no pass, no trim
+    assert calls == [0]
+    monkeypatch.setattr(collector, "_trim", None)
+    monkeypatch.setattr(collector.os, "confstr", lambda name: None)  # not glibc
+    collector.return_freed()
+    assert collector._trim is None

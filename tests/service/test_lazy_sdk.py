@@ -1,0 +1,73 @@
+"""The local engine is imported without `langgraph_sdk`'s HTTP client, and the package is whole
+again the moment something asks for it (birdie_tui/service/local/lazy_sdk.py). Each check runs in
+a fresh interpreter: the saving is about what a new process loads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import clean_env
+
+# The SDK client's own imports: none of them is needed by the local engine.
+CLIENT_ONLY = ("langgraph_sdk.client", "websockets", "click")
+
+
+def run(home, code: str) -> dict:
+    """`code` in a new interpreter; the JSON object it prints last."""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=clean_env(home), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_the_engine_imports_without_the_sdk_client(isolated_home):
+    """The door's engine import (with the offline model) leaves the SDK package's `__init__`
+    unrun, so its client and that client's dependencies are not loaded. If a langgraph upgrade
+    asks the package for a name, this fails: the saving is gone and lazy_sdk can go."""
+    out = run(isolated_home, (
+        "import json, sys\n"
+        "from birdie_tui.service.local.start import import_engine\n"
+        "import_engine()\n"
+        "import birdie_tui.providers.offline, langgraph.runtime\n"
+        "print(json.dumps({'loaded': [m for m in %r if m in sys.modules],\n"
+        "                  'init_ran': 'get_client' in vars(sys.modules['langgraph_sdk']),\n"
+        "                  'user': langgraph.runtime.BaseUser.__module__}))\n" % (CLIENT_ONLY,)))
+    assert out == {"loaded": [], "init_ran": False, "user": "langgraph_sdk.auth.types"}
+
+
+def test_asking_for_the_package_loads_it_whole(isolated_home):
+    """After the engine's import, the remote door's `from langgraph_sdk import get_client`
+    (`--server`) gets the real client, the version is the installed one, a submodule still
+    imports, and a name the package lacks is still an AttributeError."""
+    out = run(isolated_home, (
+        "import json, importlib.metadata\n"
+        "from birdie_tui.service.local.start import import_engine\n"
+        "import_engine()\n"
+        "from langgraph_sdk import get_client, get_sync_client\n"
+        "from langgraph_sdk.schema import StreamMode\n"
+        "import langgraph_sdk\n"
+        "try:\n"
+        "    langgraph_sdk.no_such_name\n"
+        "    missing = 'found'\n"
+        "except AttributeError as exc:\n"
+        "    missing = str(exc)\n"
+        "print(json.dumps({'client': get_client.__module__.startswith('langgraph_sdk.'), 'sync': callable(get_sync_client),\n"
+        "    'version': langgraph_sdk.__version__ == importlib.metadata.version('langgraph-sdk'),\n"
+        "    'missing': missing}))\n"))
+    assert out == {"client": True, "sync": True, "version": True,
+                   "missing": "module 'langgraph_sdk' has no attribute 'no_such_name'"}
+
+
+def test_an_sdk_already_imported_is_left_alone(isolated_home):
+    """A process that loaded the SDK first (the LangGraph server, the remote door) keeps the
+    module it has."""
+    out = run(isolated_home, (
+        "import json, langgraph_sdk\n"
+        "before = langgraph_sdk\n"
+        "from birdie_tui.service.local.start import import_engine\n"
+        "import_engine()\n"
+        "import sys\n"
+        "print(json.dumps({'same': sys.modules['langgraph_sdk'] is before}))\n"))
+    assert out == {"same": True}
