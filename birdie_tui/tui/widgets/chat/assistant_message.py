@@ -38,6 +38,7 @@ from birdie_tui.tui import collector
 from birdie_tui.tui.copying import CopyText
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
+from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
@@ -135,10 +136,11 @@ def _joined(parts: list[str], size: int) -> list[str]:
 
 class ReplyMarkdown(Markdown):
     """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage),
-    its code blocks with a "copy" of their own."""
+    its code blocks with a "copy" of their own, its paragraphs wrapped once a frame."""
 
     BLANK = True
-    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence}
+    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence,
+              "paragraph_open": WrappedParagraph}
 
 
 def _unquote(line: str) -> str:
