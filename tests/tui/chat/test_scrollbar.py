@@ -99,3 +99,24 @@ async def test_the_chat_log_uses_the_cached_bar():
     app = Host()
     async with app.run_test(size=(40, 10)):
         assert isinstance(app.query_one(ChatLog).vertical_scrollbar, CachedScrollBar)
+
+
+async def test_a_moving_thumb_is_built_from_rows_drawn_before():
+    """Early in a long reply the thumb's end moves an eighth almost every frame: those frames
+    are built from rows the pipeline drew before (blank, thumb, the glyphs at its ends)."""
+    app = TwoLogs()
+    async with app.run_test(size=(60, 24)) as pilot:
+        log = app.query_one("#cached", Cached)
+        log.anchor()
+        bar = log.vertical_scrollbar
+        assert isinstance(bar, CachedScrollBar)
+        thumbs = set()
+        for lines in range(40, 120, 2):
+            log.query_one(Static).update("\n".join(f"line {n}" for n in range(lines)))
+            await pilot.pause()
+            drawn = bar._drawn()
+            assert drawn is not None
+            thumbs.add(drawn[1])
+            bar.render_lines(Region(0, 0, *bar.size))
+        assert len(thumbs) >= 30  # a new thumb nearly every frame...
+        assert bar.pipeline_renders <= 16, bar.pipeline_renders  # ...few rows never seen
