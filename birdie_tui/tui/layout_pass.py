@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from textual._compositor import Compositor
+from textual.css.scalar import Scalar, Unit
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
@@ -79,3 +80,34 @@ class SettledScreen(Screen[ScreenResultType]):
         if self._in_layout_pass:  # the pass's own paint: take the scrollbars it moved along
             self._compositor.update_widgets(marked_in_pass(self._compositor))
         super()._compositor_refresh()
+
+
+_FIXED = {Unit.CELLS, Unit.AUTO}
+
+
+def _fixed(scalar: Scalar | None) -> bool:
+    return scalar is None or scalar.unit in _FIXED
+
+
+def arranged_size(widget: Widget, size: Size) -> Size:
+    """The size to arrange `widget`'s children in: its width alone when nothing of theirs
+    depends on its height.
+
+    A pass arranges each container twice: once to learn its height (`get_content_height`, at
+    height 0) and once to place its children (at that height), and Textual caches an
+    arrangement by the whole size. A streamed reply and its Markdown hold every block of the
+    reply, so each frame arranged them twice. When no child is docked, split or sized in
+    `fr` / `%` and the container aligns to the top, the arrangement is the same at any height:
+    arranging at height 0 makes the second call a cache hit."""
+    styles = widget.styles
+    if not size.height or styles.align_vertical != "top":
+        return size
+    for child in widget._nodes:
+        child_styles = child.styles
+        if child_styles.display == "none":
+            continue
+        if (child_styles.is_docked or child_styles.is_split
+                or not _fixed(child_styles.height) or not _fixed(child_styles.min_height)
+                or not _fixed(child_styles.max_height)):
+            return size
+    return Size(size.width, 0)

@@ -116,3 +116,69 @@ async def test_a_pass_paints_the_scrollbar_it_moved_in_its_own_frame():
     assert plain >= 2  # the behaviour this works around
     assert settled == 1
     assert settled_screen == plain_screen
+
+
+REPLY = """# A heading
+
+A paragraph with **bold** text and `code` that runs long enough to wrap on a narrow screen.
+
+- a list item
+- another, with a [link](https://example.com)
+
+> a quote
+
+```python
+print("a code block")
+```
+
+| a | table |
+|---|-------|
+| 1 | 2     |
+"""
+
+
+async def test_a_reply_is_arranged_once_a_frame_where_it_was_twice():
+    """A streamed reply and its Markdown were arranged twice a pass (for their height, then to
+    place their blocks, at two sizes Textual caches apart); arranged by width alone, once, and
+    the blocks land where Textual's own arrangement at the real height puts them."""
+    import textual.widget
+    from textual._arrange import arrange
+
+    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ReplyMarkdown
+    from tests.tui.chat.harness import ChatHarness
+
+    arranged: list[str] = []
+
+    def counting(widget, *args, **kwargs):  # type: ignore[no-untyped-def]
+        arranged.append(type(widget).__name__)
+        return arrange(widget, *args, **kwargs)
+
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        textual.widget.arrange = counting  # type: ignore[attr-defined]
+        seen = 0
+        try:
+            for line in REPLY.splitlines(keepends=True):
+                reply.append(line)
+                arranged.clear()
+                await pilot.pause(0.15)
+                passes = " ".join(arranged).split("ChatLog")  # the log: once a pass
+                for one_pass in passes:
+                    assert one_pass.split().count("AssistantMessage") <= 1, arranged
+                    assert one_pass.split().count("ReplyMarkdown") <= 1, arranged
+                seen += len(passes) - 1
+        finally:
+            textual.widget.arrange = arrange  # type: ignore[attr-defined]
+        assert seen >= 10
+        await reply.finish()
+        await pilot.pause()
+        for widget in (reply, reply.query_one(ReplyMarkdown)):
+            assert isinstance(widget, (AssistantMessage, ReplyMarkdown))
+            width, height = widget.size
+            assert height > 10
+            ours = widget.arrange(Size(width, height))
+            for at in (height, 0, 3 * height):
+                stock = arrange(widget, widget._nodes, Size(width, at), app.screen.size)
+                assert ours.placements == stock.placements

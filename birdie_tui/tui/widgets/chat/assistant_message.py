@@ -27,6 +27,8 @@ import time
 
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -36,6 +38,7 @@ from textual.widgets.markdown import MarkdownStream
 from birdie_tui.screen_text import clean
 from birdie_tui.tui import collector
 from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.layout_pass import arranged_size
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
@@ -142,6 +145,9 @@ class ReplyMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence,
               "paragraph_open": WrappedParagraph}
 
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_size(self, size), optimal)  # once a frame, not twice
+
 
 def _unquote(line: str) -> str:
     """The line without one level of blockquote marker."""
@@ -161,6 +167,9 @@ class AssistantMessage(Widget):
     # re-renders every visible line through the styles cache: two thirds of the lines a frame
     # rendered. BLANK draws one cached blank strip instead.
     BLANK = True
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_size(self, size), optimal)  # once a frame, not twice
 
     DEFAULT_CSS = """
     AssistantMessage {
