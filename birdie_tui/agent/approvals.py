@@ -196,16 +196,20 @@ class ApprovalPolicy:
     deny: list[Rule] = field(default_factory=list)
     approved_skills: frozenset[str] = frozenset()
     workdir: Path | None = None
+    # A run whose trigger says `approval: ask`: every skill tool's call needs an answer (an
+    # allow rule gives it), not only the gated ones (schedules/models.py, RunApproval).
+    gate_all: bool = False
 
     @classmethod
     def build(cls, *, mode: str, settings_rules: dict[str, Any] | None,
               session_rules: list[str], approved_skills: list[str],
-              workdir: Path | None = None) -> ApprovalPolicy:
+              workdir: Path | None = None, gate_all: bool = False) -> ApprovalPolicy:
         rules = settings_rules or {}
         return cls(mode=mode if mode in MODES else "ask",
                    allow=parse_rules(rules.get("allow")) + parse_rules(session_rules),
                    ask=parse_rules(rules.get("ask")), deny=parse_rules(rules.get("deny")),
-                   approved_skills=frozenset(approved_skills), workdir=workdir)
+                   approved_skills=frozenset(approved_skills), workdir=workdir,
+                   gate_all=gate_all)
 
     def gate(self, *, name: str, args: dict[str, Any], skill: Any, tool: Any) -> tuple[bool, str, tuple[str, ...]]:
         """(gated?, why, paths outside the working directory)."""
@@ -221,6 +225,8 @@ class ApprovalPolicy:
             return True, f"skill {skill.name} requires approval for it", outside
         if skill is not None and skill.permissions:
             return True, f"skill {skill.name} declares {', '.join(skill.permissions)}", outside
+        if skill is not None and self.gate_all:
+            return True, "the run's approval is ask", outside
         return False, "", outside
 
     def decide(self, *, name: str, command: str, skill_name: str, gated: bool,
@@ -251,7 +257,13 @@ def session_policy(*, mode: str, saved: Mapping[str, Any],
     return ApprovalPolicy.build(mode=mode, settings_rules=settings_rules,
                                 session_rules=_strings(saved.get(APPROVAL_RULES)),
                                 approved_skills=_strings(saved.get(APPROVED_SKILLS)),
-                                workdir=workdir)
+                                workdir=workdir, gate_all=_run_asks(saved))
+
+
+def _run_asks(saved: Mapping[str, Any]) -> bool:
+    """A session that is a run of a trigger with `approval: ask` (its `extra["run"]`)."""
+    mark = saved.get("run")
+    return isinstance(mark, Mapping) and mark.get("approval") == "ask"
 
 
 def decided_answer(policy: ApprovalPolicy, request: ApprovalRequest) -> ApprovalAnswer | None:

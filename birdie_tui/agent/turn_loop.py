@@ -22,6 +22,7 @@ from birdie_tui.agent.builder import ModelFacts, agent_context
 from birdie_tui.agent.compactor import Compactor
 from birdie_tui.agent.graph import AgentContext, Approver
 from birdie_tui.agent.host import AgentHost
+from birdie_tui.agent.run_profile import run_agent, run_context
 from birdie_tui.agent.session_book import SessionBook
 from birdie_tui.agent.session_history import SessionHistory
 from birdie_tui.agent.session_state import SessionState
@@ -132,7 +133,6 @@ class TurnLoop:
         if problem is not None:
             return
         history, tokens = self._history, self._tokens
-        context = self._turn_context(workspace, approver)
         tally = _Tally()
         tokens.begin_turn()
         asked = HumanMessage(content=text, id=str(uuid.uuid4()))  # found again for accounting
@@ -142,6 +142,7 @@ class TurnLoop:
         if resume is not None:
             inputs = Command(resume=resume_value(resume, pending))
         try:
+            context = await self._run_context(meta, workspace, approver)
             while True:
                 async for mode, data in self._host.graph.astream(
                     inputs,
@@ -222,6 +223,12 @@ class TurnLoop:
         )
         context.agents = self._sub_agents(approver)
         return context
+
+    async def _run_context(self, meta: SessionMeta, workspace: Workspace | None,
+                           approver: Approver | None) -> AgentContext:
+        """The turn's context; a run's session turns as its agent (agent/run_profile.py)."""
+        return await run_context(self._turn_context(workspace, approver),
+                                 run_agent(meta, self._host.agents), self._host.agent.model_for)
 
     def _sub_agents(self, approver: Approver | None) -> SubAgents | None:
         """The session's sub-agents for this turn (None when no agent file is loaded)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from birdie_tui.agent_files.fields import Fields, load_frontmatter
 from birdie_tui.agent_files.models import AgentDef, AgentFileError, AgentParam, AgentProblem
+from birdie_tui.agent_files.triggers import TRIGGER_KEYS, agent_triggers
 
 # 0.15.1's expressions, verbatim.
 _FRONTMATTER = re.compile(r"^---(.*?)---", re.DOTALL)
@@ -75,6 +76,7 @@ def parse_agent_md(text: str, path: Path) -> AgentDef:
                                       "section: rename it, or put '## Prompt' before it")
     if not prompt.group(1).strip():
         raise problem(prompt.start(), "the '## Prompt' section is empty")
+    inputs = _params(text, "Input", path)
     return AgentDef(
         name=name, description=description, prompt=prompt.group(1).strip(),
         version=str(meta.get("version", "1.0.0")),
@@ -85,9 +87,9 @@ def parse_agent_md(text: str, path: Path) -> AgentDef:
         allowed_skills=fields.names("allowed_skills", comma_text=False),
         recursion_limit=fields.integer("recursion_limit", 25, minimum=1) or 25,
         max_tool_repetitions=fields.integer("max_tool_repetitions", 3, minimum=0) or 0,
-        inputs=_params(text, "Input", path), outputs=_params(text, "Output", path),
-        format="AGENT.MD", path=path,
-        extra={k: v for k, v in meta.items() if k not in _KNOWN_KEYS})
+        inputs=inputs, outputs=_params(text, "Output", path),
+        format="AGENT.MD", path=path, triggers=agent_triggers(fields, name, inputs),
+        extra={k: v for k, v in meta.items() if k not in _KNOWN_KEYS | TRIGGER_KEYS})
 
 
 def _params(text: str, section: str, path: Path) -> tuple[AgentParam, ...]:

@@ -6,7 +6,8 @@ stem), `description` (required), and optionally `model` (a model name, or `vendo
 `vendor/model` when the prefix is a vendor Birdie knows; `inherit` is the session's model),
 `temperature`, `max_tokens`, `tools` and `skills` (a YAML list or "a, b"), `mcp` (servers for
 this agent: each a mapping with `name` and `command` [+ `args`, `env`] or `url`),
-`enabled_by_default`, `recursion_limit`, `max_tool_repetitions`. Any other key (Claude Code's
+`enabled_by_default`, `recursion_limit`, `max_tool_repetitions`, and the trigger keys
+(`every`, `cron`, `watch`, ...: `agent_files/triggers.py`). Any other key (Claude Code's
 `color`, OpenCode's `mode`) is kept in `extra`, never an error.
 
 The agent takes one free-text input, `task`, which is the child's whole user message.
@@ -20,6 +21,7 @@ from typing import Any
 
 from birdie_tui.agent_files.fields import Fields, load_frontmatter, typename
 from birdie_tui.agent_files.models import AgentDef, AgentFileError, AgentParam, AgentProblem
+from birdie_tui.agent_files.triggers import TRIGGER_KEYS, agent_triggers
 from birdie_tui.providers.config import VENDORS
 
 TASK = AgentParam("task", "string", "What the agent should do", True)
@@ -64,9 +66,9 @@ def parse_markdown_agent(text: str, path: Path, *, default_name: str | None = No
         recursion_limit=fields.integer("recursion_limit", 25, minimum=1) or 25,
         max_tool_repetitions=fields.integer("max_tool_repetitions", 3, minimum=0) or 0,
         inputs=(TASK,), system_prompt="\n".join(lines[close + 1:]).strip(),
-        format="markdown", path=path,
-        extra={k: v for k, v in meta.items()
-               if k not in _KNOWN_KEYS or (k == "tools" and tool_switches)})
+        format="markdown", path=path, triggers=agent_triggers(fields, name, (TASK,)),
+        extra={k: v for k, v in meta.items() if k not in TRIGGER_KEYS
+               and (k not in _KNOWN_KEYS or (k == "tools" and tool_switches))})
 
 
 def _model(fields: Fields) -> tuple[str | None, str | None]:

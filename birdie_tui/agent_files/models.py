@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from birdie_tui.schedules.models import Trigger
+
 AgentFormat = Literal["AGENT.MD", "markdown"]
 
 
@@ -57,6 +59,8 @@ class AgentDef:
     source: str = ""  # "bundled" | "home" | "project" | "dir"
     # Frontmatter keys not listed above, kept as written (later features, other tools' keys).
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # `every:`, `cron:`, `watch:` in the frontmatter (agent_files/triggers.py): one per kind.
+    triggers: tuple[Trigger, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The agent as JSON (`agents check --json`)."""
@@ -74,6 +78,7 @@ class AgentDef:
             "outputs": [p.to_dict() for p in self.outputs],
             "prompt": self.prompt, "system_prompt": self.system_prompt,
             "extra": _plain(dict(self.extra)),
+            "triggers": [_plain(t.to_dict()) for t in self.triggers],
         }
 
 

@@ -132,7 +132,76 @@ def agents_parser() -> argparse.ArgumentParser:
                            "files) and report every agent and error")
     check.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     check.add_argument("--json", action="store_true")
+    start = sub.add_parser("start", help="run every trigger (every:, cron:, watch:, settings' "
+                           "schedules) in the foreground until SIGTERM or Ctrl+C, one per "
+                           "home; with --server, make them the server's cron jobs and exit")
+    start.add_argument("--user", help="whose sessions and run log (default: $USER)")
+    start.add_argument("--database-url", metavar="URL",
+                       help="keep runs in this PostgreSQL database (default: "
+                            "$BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
+    start.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                       help="agent folder searched before the default ones (repeatable)")
+    start.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                       help="skill folder to load instead of the defaults (repeatable)")
+    start.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    start.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    logs = sub.add_parser("logs", help="the run log of scheduled and manual agent runs, "
+                          "newest first (NAME: an agent or a settings schedule; with "
+                          "--server: the cron jobs and the threads they ran)")
+    logs.add_argument("name", nargs="?", metavar="NAME")
+    logs.add_argument("--json", action="store_true")
+    logs.add_argument("--limit", type=_positive_int, default=50, metavar="N")
+    logs.add_argument("--user")
+    logs.add_argument("--database-url", metavar="URL", help="the PostgreSQL database (default: "
+                      "$BIRDIE_DATABASE_URL, then settings.json)")
+    logs.add_argument("--server", metavar="URL", help=SERVER_HELP)
+    _agents_server_actions(sub)
+    _agents_run(sub)
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+SERVER_HELP = ("a LangGraph server: its own cron jobs run the triggers (default: "
+               "$BIRDIE_SERVER)")
+
+
+def _agents_server_actions(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`agents stop` with `--server URL` (the `start` it undoes is `agents_parser`'s)."""
+    stop = sub.add_parser("stop", help="with --server: delete the cron jobs `agents start "
+                          "--server` made")
+    stop.add_argument("--server", metavar="URL", help=SERVER_HELP)
+
+
+def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser("run", help="run one agent now, headless, as its trigger would "
+                         "(a session of its own, a record in the run log)")
+    run.add_argument("name", metavar="NAME")
+    run.add_argument("--input", action="append", default=[], metavar="NAME=VALUE",
+                     help="a value for one of the agent's inputs, typed as it declares "
+                          "(repeatable; arrays and objects as JSON)")
+    run.add_argument("--approval", choices=["read-only", "ask", "auto"], default="read-only",
+                     help="what its tool calls may do with no one to ask: read-only (calls "
+                          "that need approval wait), ask (every call waits unless allowed), "
+                          "auto (all run); default read-only")
+    run.add_argument("--output-format", choices=["text", "json", "stream-json"],
+                     default="text", help="as --print's")
+    run.add_argument("--user", help="namespace for sessions and the run log (default: $USER)")
+    run.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                     help="skill folder to load instead of the defaults (repeatable)")
+    run.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                     help="agent folder searched before the default ones (repeatable)")
+    run.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    run.add_argument("--database-url", metavar="URL",
+                     help="keep the session and the record in this PostgreSQL database")
 
 
 def acp_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,16 @@ RUN_APPROVALS: tuple[RunApproval, ...] = ("read-only", "ask", "auto")
 # while no scheduler ran (recorded once for the lot) · cancelled: stopped (SIGTERM, Esc).
 RunStatus = Literal["running", "done", "failed", "pending", "skipped", "missed", "cancelled"]
 ENDED: frozenset[str] = frozenset({"done", "failed", "skipped", "missed", "cancelled"})
+# The session key that marks a session as a run: {"run_id", "trigger_key", "agent", "approval"}.
+# The engine reads it at every turn of the session (`agent/run_profile.py`), so a run answered
+# later goes on as the agent it ran.
+RUN_EXTRA = "run"
+
+
+def run_mark(extra: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A session's `extra["run"]`, or None when the session is not a run (or it is damaged)."""
+    mark = extra.get(RUN_EXTRA)
+    return mark if isinstance(mark, Mapping) and isinstance(mark.get("run_id"), str) else None
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class Trigger:
     every_s: float | None = None
     cron: str | None = None  # five fields, checked with APScheduler when the file is read
     tz: str | None = None  # an IANA zone for `cron:`; None: the machine's
-    watch: tuple[str, ...] = ()  # paths and globs, relative to the file's project or absolute
+    watch: tuple[str, ...] = ()  # paths and globs: absolute, or relative to the scheduler's cwd
     debounce_s: float = 1.0
     inputs: Mapping[str, Any] = field(default_factory=dict)  # the agent's declared inputs
     approval: RunApproval = "read-only"

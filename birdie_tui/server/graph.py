@@ -17,7 +17,7 @@ from birdie_tui.agent.approvals import session_policy
 from birdie_tui.agent.builder import agent_context
 from birdie_tui.agent.graph import AgentContext, build_graph
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, PERMISSIVENESS, ApprovalMode
-from birdie_tui.server.agents import served_agents
+from birdie_tui.server.agents import as_agent, run_agent, served_agents
 from birdie_tui.server.runtime import BirdieRuntime, ashared_runtime
 from birdie_tui.store.session_meta import str_list
 
@@ -74,7 +74,8 @@ async def run_context(config: RunnableConfig | None, rt: BirdieRuntime | None = 
         workdir=rt.workdir,
     )
     context.agents = served_agents(rt, config, grants)
-    return context
+    name = run_agent(grants)  # a scheduled run's thread: the agent its cron job names
+    return await as_agent(rt, context, name) if name else context
 
 
 def build_server_graph(checkpointer: Any = None) -> Any:

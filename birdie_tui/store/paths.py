@@ -6,6 +6,7 @@ The layout under ``$BIRDIE_HOME`` (default ``~/.birdie``) matches Birdie 0.1.5::
     sessions/<user>/memory.json         user-scoped long-term memory
     sessions/<user>/<session-id>.json   session metadata
     sessions/<user>/<session-id>.deleted  empty tombstone: that id is never handed out again
+    sessions/<user>/runs.db             the run log of scheduled agents (store.run_log)
     settings.json                       (override: $BIRDIE_SETTINGS_FILE)
     input_history.jsonl                 what was typed, across sessions (ctrl+r)
     logs/
@@ -137,6 +138,9 @@ class BirdiePaths:
 
     def checkpoints_db(self, user: str) -> Path:
         return self.user_dir(user) / "checkpoints.db"
+
+    def runs_db(self, user: str) -> Path:
+        return self.user_dir(user) / "runs.db"
 
     def memory_file(self, user: str) -> Path:
         return self.user_dir(user) / "memory.json"

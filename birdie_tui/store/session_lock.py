@@ -22,12 +22,34 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["WRITE_LOCK_NAME", "TurnLock", "write_lock"]
+__all__ = ["WRITE_LOCK_NAME", "TurnLock", "try_flock", "write_lock"]
 
 WRITE_LOCK_NAME = ".sessions.lock"
 # A write lock is held for a JSON write; past this a holder is stuck (stopped, say), and a
 # write goes ahead unlocked rather than hang the app.
 WRITE_LOCK_PATIENCE = 10.0
+
+
+def try_flock(path: Path, write: bytes = b"") -> int | None:
+    """A descriptor holding an exclusive flock on `path` (made if missing), `write` written into
+    it (who holds it, for whoever waits: the lock does not depend on it); None when another
+    process holds it. Never blocks."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    if write:
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, write, 0)
+        except OSError:
+            pass
+    return fd
 
 
 class TurnLock:
@@ -45,22 +67,8 @@ class TurnLock:
         """Take the lock if it is free (never blocks); True when this object holds it."""
         if self._fd is not None:
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        except BaseException:
-            os.close(fd)
-            raise
-        try:  # who holds it, for whoever waits; the lock does not depend on it
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        except OSError:
-            pass
-        self._fd = fd
-        return True
+        self._fd = try_flock(self.path, f"{os.getpid()}\n".encode())
+        return self._fd is not None
 
     def holder(self) -> int | None:
         """The PID written by the process holding (or that last held) the lock, if readable."""

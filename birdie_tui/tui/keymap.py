@@ -25,6 +25,7 @@ def default_keys(app: Any) -> dict[str, str]:
     from birdie_tui.tui.screens.input_history import InputHistoryScreen
     from birdie_tui.tui.screens.rename import RenameScreen
     from birdie_tui.tui.screens.rewind_picker import RewindPicker
+    from birdie_tui.tui.screens.runs import RunsScreen
     from birdie_tui.tui.screens.session_browser import SessionBrowser
     from birdie_tui.tui.widgets.chat.agent_block import AgentHeader
     from birdie_tui.tui.widgets.chat.tool_block import ToolBlock
@@ -36,7 +37,7 @@ def default_keys(app: Any) -> dict[str, str]:
 
     owners = (type(app), MainScreen, Composer, SkillSidebar, ToolBlock, SessionBrowser, ConfirmScreen,
               ApprovalScreen, RenameScreen, ContextPanel, AgentSection, AgentHeader,
-              RewindPicker, SearchBar, InputHistoryScreen)
+              RewindPicker, SearchBar, InputHistoryScreen, RunsScreen)
     return {b.id: b.key for owner in owners for b in owner.BINDINGS
             if isinstance(b, Binding) and b.id}
 

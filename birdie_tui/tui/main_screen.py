@@ -91,6 +91,9 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         Binding("escape", "cancel_turn", "Cancel", id="app.cancel_turn"),
         Binding("escape", "rewind_picker", "Rewind", id="app.rewind_picker", show=False),
         Binding("ctrl+s", "sessions", "Sessions", id="app.sessions"),
+        # Agents that ran on their own; not f6/f7 (the composer's select line / all). Not in
+        # the footer: at 80 columns it would push ^q Quit off (/help and the palette say it).
+        Binding("f9", "runs", "Runs", id="app.runs", show=False),
         Binding("ctrl+n", "new_session", "New", id="app.new_session"),
         Binding("ctrl+o", "focus_skills", "Skills", id="app.focus_skills"),
         Binding("ctrl+g", "focus_context", "Context", id="app.focus_context", show=False),

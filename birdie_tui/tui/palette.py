@@ -25,6 +25,7 @@ class BirdieCommands(Provider):
         birdie = screen.birdie
         out: list[Entry] = [
             ("Browse sessions", screen.action_sessions, "ctrl+s"),
+            ("Runs of agents on their own (schedules, watches)", screen.action_runs, "F9"),
             ("New session", screen.action_new_session, "ctrl+n"),
             ("Cancel the running turn", screen.action_cancel_turn, "Esc"),
             ("Toggle skills sidebar", screen.action_toggle_sidebar, "ctrl+b"),

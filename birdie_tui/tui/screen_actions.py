@@ -85,6 +85,9 @@ class ScreenActions(_ScreenBase):
     def action_sessions(self) -> None:
         self.sessions.open_browser()
 
+    def action_runs(self) -> None:
+        self.open_runs()
+
     def action_new_session(self) -> None:
         if self.birdie is None:
             if not self.app.retry_boot():
@@ -283,6 +286,21 @@ class ScreenActions(_ScreenBase):
 
     def open_browser(self) -> None:
         self.sessions.open_browser()
+
+    def open_runs(self) -> None:
+        """The runs view; the run picked there opens its session (a pending approval of it
+        is then asked, as for any session opened)."""
+        from birdie_tui.tui.screens.runs import RunsScreen
+
+        if self.birdie is None:
+            self.sessions.not_running()
+            return
+
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.sessions.run(self.sessions.switch(session_id))
+
+        self.app.push_screen(RunsScreen(self.birdie), chosen)
 
     async def new_session(self) -> None:
         await self.sessions.new()

@@ -149,6 +149,11 @@ Not part of the prompt.
     "multiline_desc": "---\nname: Multi\ndescription: >\n  A folded\n  description.\n"
                       "enabled_by_default: false\n---\n## Input\n### text\ndescription: first\n"
                       "   second\n## Prompt\n{{ text }}\n",
+    # Triggers are keys 0.15.1 does not know: it reads the agent as if they were not there.
+    "triggers": "---\nname: Digest\ndescription: d\nevery: 30m\ncron: \"0 9 * * 1-5\"\n"
+                "tz: Europe/Paris\nwatch: [drafts/*.md, notes]\ndebounce: 2s\n"
+                "input:\n  text: the inbox\napproval:\n  mode: ask\n  allow: [read_file]\n"
+                "---\n## Input\n### text\ntype: string\n## Prompt\nDigest {{ text }}\n",
     "prompt_with_hashes": "---\nname: Hashes\ndescription: d\n---\n## Prompt\nUse ### and #### "
                           "headings, and {{ text }}.\n#### Not a section\nStill prompt.\n",
 }

@@ -84,3 +84,32 @@ def test_in_process_counts_and_exit_status(tmp_path, capsys):
     (root / "broken" / "AGENT.MD").unlink()
     assert main(["agents", "check", str(root)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "2 agents, 0 errors"
+
+
+def test_triggers_and_settings_schedules_are_listed(tmp_path, isolated_home, capsys,
+                                                    monkeypatch):
+    """Each agent's triggers under it, the settings' schedules on their own lines, a bad
+    schedule an ERROR with the settings file and line; --json lists both."""
+    monkeypatch.setenv("BIRDIE_AGENTS_DIR", str(tmp_path / "agents"))
+    (tmp_path / "agents" / "digest").mkdir(parents=True)
+    (tmp_path / "agents" / "digest" / "AGENT.MD").write_text(GOOD.replace(
+        "allowed_skills: [files]\n", "allowed_skills: [files]\nevery: 30m\nwatch: drafts/*.md\n"
+        "input: {text: news}\napproval: auto\n"))
+    (isolated_home / "settings.json").write_text(json.dumps({"schedules": [
+        {"name": "inbox", "prompt": "Summarise", "cron": "0 9 * * *"},
+        {"name": "late", "prompt": "x", "cron": "0 25 * * *"}]}, indent=1))
+    assert main(["agents", "check"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["↳", "Helper:every", "every", "30m", "approval:", "auto",
+                                "input:", "text"]
+    assert lines[2].split()[:3] == ["↳", "Helper:watch", "watch"]
+    assert lines[3].split() == ["ok", "schedule:inbox", "cron", "0", "9", "*", "*", "*",
+                                "approval:", "read-only", "(settings.json)"]
+    assert lines[4].startswith(f"ERROR {isolated_home / 'settings.json'}:9: schedules #2 "
+                               "('late'): field 'cron'")
+    assert lines[-1] == "1 agent, 3 triggers, 1 error"
+    assert main(["agents", "check", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [t["key"] for t in data["agents"][0]["triggers"]] == ["Helper:every", "Helper:watch"]
+    assert [t["key"] for t in data["schedules"]] == ["schedule:inbox"]
+    assert "0 25 * * *" in data["errors"][0]["message"]

@@ -118,6 +118,9 @@ class FakeDoor:
         self._cwd = "/tmp"
         self.inputs: list[str] = []  # what record_input heard, oldest first (ctrl+r)
         self.given: dict[str, tuple[McpServerSpec, ...]] = {}  # session id -> its client's servers
+        self.runs: list[RunRecord] = []  # the run log (`scheduled_runs`)
+        self.triggers: list[TriggerRow] = []
+        self.holder: str | None = None  # `scheduler_holder`
 
     @classmethod
     def factory(cls, door: FakeDoor | None = None) -> Callable[
@@ -580,14 +583,28 @@ class FakeDoor:
     async def child_contexts(self, child: str) -> list[CallContext]:
         return []
 
+    # The run log, the triggers and who runs them: set by a test (`runs` in any order).
     def scheduled_runs(self, agent: str | None = None, limit: int = 100) -> list[RunRecord]:
-        return []
+        self.calls.append("scheduled_runs")
+        runs = [run for run in self.runs if agent is None or run.agent == agent]
+        return sorted(runs, key=lambda run: run.started_at, reverse=True)[:limit]
 
     def trigger_rows(self) -> list[TriggerRow]:
-        return []
+        return list(self.triggers)
 
     def scheduler_holder(self) -> str | None:
-        return None
+        return self.holder
+
+    async def run_on_its_own(self, title: str, text: str) -> str:
+        """What `agents run` or the scheduler leaves: a new saved session `title` with one
+        turn that had no one to ask (a gated call stays pending). The shown session stays."""
+        shown = self._current
+        session = self._open_new()
+        self._current = shown
+        session.title = title
+        async for _event in self._turn(session, text, None):
+            pass
+        return session.id
 
     def set_skill(self, name: str, enabled: bool | None = None) -> SkillRow:
         # Typed names match whatever their case, as the local door's do.

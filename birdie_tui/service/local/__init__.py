@@ -150,6 +150,8 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
+        with contextlib.suppress(Exception):
+            self._close_run_log()
         # The engine itself, whichever session view was shown.
         desk, self._desk = self._desk, None
         if desk is not None:
@@ -201,15 +203,20 @@ class LocalBirdie(LocalCommands, LocalContext, LocalApprovals, LocalGivenServers
         desk = self._started_desk()
         engine = desk.shown  # the turn's view, whatever is shown later
         desk.turn_started(engine)
+        answered = self._pending_run(engine)  # a pending run answered now (runs.py)
         try:
             async with contextlib.aclosing(engine.run_turn(
                     text, approver=approver, resume=resume, workspace=workspace)) as run:
                 async for event in run:
+                    if answered is not None:
+                        answered.see(event)
                     yield event
                     if event.type == "usage":
                         self._emit_totals()
         finally:
             desk.turn_ended(engine)
+            if answered is not None:
+                answered.settle(engine)
             self._emit_totals()
             self._emit(StatusChanged())
             self._emit(SkillsChanged())

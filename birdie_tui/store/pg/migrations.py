@@ -57,6 +57,39 @@ CREATE TABLE birdie_memory (
     UNIQUE (user_id, id)
 );
 """),
+    (2, "the run log of scheduled agents, and one claim per trigger firing", """
+CREATE TABLE birdie_runs (
+    run_id        text PRIMARY KEY,
+    trigger_key   text NOT NULL,
+    agent         text,
+    trigger       text NOT NULL,
+    user_id       text NOT NULL,
+    status        text NOT NULL,
+    started_at    timestamptz NOT NULL,
+    finished_at   timestamptz,
+    fire_time     timestamptz,
+    session_id    text,
+    changed_paths jsonb NOT NULL DEFAULT '[]',
+    input_tokens  bigint NOT NULL DEFAULT 0,
+    output_tokens bigint NOT NULL DEFAULT 0,
+    cost          double precision,
+    error         text,
+    answer        text,
+    host          text NOT NULL DEFAULT ''
+);
+CREATE INDEX birdie_runs_started ON birdie_runs (user_id, started_at DESC);
+CREATE INDEX birdie_runs_trigger ON birdie_runs (user_id, trigger_key, started_at DESC);
+CREATE INDEX birdie_runs_session ON birdie_runs (user_id, session_id);
+-- One row per firing: the primary key is what lets exactly one scheduler run it.
+CREATE TABLE birdie_run_claims (
+    user_id     text NOT NULL,
+    trigger_key text NOT NULL,
+    fire_time   timestamptz NOT NULL,
+    owner       text NOT NULL,
+    claimed_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (user_id, trigger_key, fire_time)
+);
+"""),
 ]
 LATEST = max(version for version, _, _ in MIGRATIONS)
 

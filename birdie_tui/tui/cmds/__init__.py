@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from birdie_tui.tui.cmds import (agents, approvals, clipboard, compact, export, extras, general,
-                                 models, rewind, sessions, skills)
+                                 models, rewind, runs, sessions, skills)
 from birdie_tui.tui.cmds.context import CommandContext, CommandUI
 from birdie_tui.tui.usage import UsageError
 
@@ -89,6 +89,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("/new", "`/new`", "new session", sessions.cmd_new),
     Command("/sessions", "`/sessions`", "open the session browser", sessions.cmd_sessions),
     Command("/rename", "`/rename <title>`", "name this session", sessions.cmd_rename),
+    Command("/runs", "`/runs`",
+            "agents that run on their own: who runs the triggers, the next runs, the run "
+            "log; enter opens a run's session", runs.cmd_runs),
     Command("/cost", "`/cost [all]`", "what this session cost: totals and each turn",
             extras.cmd_cost, subcommands=("all",),
             palette=(("Show the session's cost", "/cost"),)),
@@ -132,7 +135,8 @@ KEYS_HELP = """\
 session · ctrl+f find in the chat (Enter/↓ next, shift+Enter/↑ previous) · Tab complete a command ·
 PageUp/PageDown (ctrl+↑/↓) scroll the chat · Esc cancel the turn · Esc Esc (empty composer)
 rewind or fork from an earlier message · ctrl+o skill list (Space
-toggles) · ctrl+s sessions · ctrl+n new session · ctrl+pageup/pagedown previous/next session ·
+toggles) · ctrl+s sessions · F9 runs of agents on their own · ctrl+n new session ·
+ctrl+pageup/pagedown previous/next session ·
 ctrl+b skills sidebar · ctrl+t side panel · ctrl+g context panel (←/→ turns, shift+←/→
 calls) · shift+tab approval mode (ask → auto → read-only) · ctrl+p palette · ctrl+q quit
 
