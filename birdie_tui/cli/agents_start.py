@@ -159,7 +159,7 @@ def _runner(args: argparse.Namespace, user: str, url: str | None,
             agents: Mapping[str, AgentDef], run_log: RunLogProtocol) -> RunFn:
     """One run: `runner.run_trigger` with what `--print` would get from these options. The
     engine is imported at the first run, not before: a scheduler waiting for tomorrow's cron
-    stays small (bench/RESULTS.md, Scheduled agents: the scheduler at rest)."""
+    stays small (bench/RESULTS.md §29)."""
     from birdie_tui.schedules.models import RunRecord, Trigger
 
     async def run(trigger: Trigger, fire_time: datetime, paths: tuple[str, ...]) -> RunRecord:

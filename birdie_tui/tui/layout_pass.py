@@ -27,14 +27,16 @@ Upstream, the fix is one line before the pass's paint in `Screen._refresh_layout
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from textual._compositor import Compositor
-from textual.geometry import Size
+from textual.css.scalar import Scalar, Unit
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
+from textual.strip import Strip
 from textual.widget import Widget
 
 
@@ -61,11 +63,41 @@ def marked_in_pass(compositor: Compositor) -> set[Widget]:
     return {widget for widget in compositor.visible_widgets if widget._repaint_regions}
 
 
+class CroppedCompositor(Compositor):
+    """A compositor that renders, for an update, only what the update can show.
+
+    `Compositor._get_renders` picks the widgets to render by their clip (the parent's visible
+    area), not by what of them is visible, and renders each one's whole visible height: a paint
+    of the chat's rows rendered the sidebar (38 rows), the composer, the footer and the status
+    bar too, and the screen and its containers at full height, only for `_render_chops` to drop
+    the rows outside the update. Here a widget whose visible part misses the update is skipped
+    and the others render only the update's rows (their full visible width, so the cuts are
+    the same). Upstream, the same lines in `_get_renders`."""
+
+    def _get_renders(self, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        if crop is None:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            if not crop.overlaps(visible):
+                continue
+            rows = visible.intersection(Region(visible.x, crop.y, visible.width, crop.height))
+            # `rows` as the clip: `_render_chops` places the strips from region ∩ clip's top.
+            yield region, rows, widget.render_lines(rows.translate(-region.offset))
+
+
 class SettledScreen(Screen[ScreenResultType]):
-    """A screen whose layout passes settle sizes in one go and paint what they mark (see the
-    module)."""
+    """A screen whose layout passes settle sizes in one go, paint what they mark and render
+    only what an update shows (see the module and `CroppedCompositor`)."""
 
     _in_layout_pass = False
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name, id, classes)
+        self._compositor = CroppedCompositor()
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         self._in_layout_pass = True
@@ -79,3 +111,34 @@ class SettledScreen(Screen[ScreenResultType]):
         if self._in_layout_pass:  # the pass's own paint: take the scrollbars it moved along
             self._compositor.update_widgets(marked_in_pass(self._compositor))
         super()._compositor_refresh()
+
+
+_FIXED = {Unit.CELLS, Unit.AUTO}
+
+
+def _fixed(scalar: Scalar | None) -> bool:
+    return scalar is None or scalar.unit in _FIXED
+
+
+def arranged_size(widget: Widget, size: Size) -> Size:
+    """The size to arrange `widget`'s children in: its width alone when nothing of theirs
+    depends on its height.
+
+    A pass arranges each container twice: once to learn its height (`get_content_height`, at
+    height 0) and once to place its children (at that height), and Textual caches an
+    arrangement by the whole size. A streamed reply and its Markdown hold every block of the
+    reply, so each frame arranged them twice. When no child is docked, split or sized in
+    `fr` / `%` and the container aligns to the top, the arrangement is the same at any height:
+    arranging at height 0 makes the second call a cache hit."""
+    styles = widget.styles
+    if not size.height or styles.align_vertical != "top":
+        return size
+    for child in widget._nodes:
+        child_styles = child.styles
+        if child_styles.display == "none":
+            continue
+        if (child_styles.is_docked or child_styles.is_split
+                or not _fixed(child_styles.height) or not _fixed(child_styles.min_height)
+                or not _fixed(child_styles.max_height)):
+            return size
+    return Size(size.width, 0)

@@ -3,7 +3,7 @@
 `langgraph/runtime.py` (1.2.x) imports `langgraph_sdk.auth.types.BaseUser` at module level, and
 `langgraph_sdk/__init__.py` (0.4.x) imports the SDK's client for that: httpx, websockets, click
 and rich's progress bars, ~115 modules and ~5 MiB of RSS the local engine never uses
-(docs/performance.md; bench/RESULTS.md, "Fewer reads per streamed token; memory at rest").
+(docs/performance.md; bench/RESULTS.md §30).
 So before the engine is imported, the package is registered with its `__init__` not run: its
 submodules (`auth.types`, `schema`) load from the real files as usual, and the first name asked
 of the package itself (`from langgraph_sdk import get_client`: the remote door) runs the real

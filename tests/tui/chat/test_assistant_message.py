@@ -252,7 +252,7 @@ async def test_a_growing_reply_renders_only_its_blocks_lines():
             await pilot.pause()
         finally:
             Widget.render_line = original  # type: ignore[method-assign]
-        assert "MarkdownParagraph" in drawn  # the text itself is drawn...
+        assert "WrappedParagraph" in drawn  # the text itself is drawn...
         assert not {"AssistantMessage", "ReplyMarkdown"} & set(drawn)  # ...its frame is not
 
 

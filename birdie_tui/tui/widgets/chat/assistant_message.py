@@ -27,6 +27,8 @@ import time
 
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -36,8 +38,10 @@ from textual.widgets.markdown import MarkdownStream
 from birdie_tui.screen_text import clean
 from birdie_tui.tui import collector
 from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.layout_pass import arranged_size
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
+from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 
 FLUSH_INTERVAL = 1 / 10
 SPLIT_CHARS = 6_000
@@ -135,10 +139,14 @@ def _joined(parts: list[str], size: int) -> list[str]:
 
 class ReplyMarkdown(Markdown):
     """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage),
-    its code blocks with a "copy" of their own."""
+    its code blocks with a "copy" of their own, its paragraphs wrapped once a frame."""
 
     BLANK = True
-    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence}
+    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence,
+              "paragraph_open": WrappedParagraph}
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_size(self, size), optimal)  # once a frame, not twice
 
 
 def _unquote(line: str) -> str:
@@ -159,6 +167,9 @@ class AssistantMessage(Widget):
     # re-renders every visible line through the styles cache: two thirds of the lines a frame
     # rendered. BLANK draws one cached blank strip instead.
     BLANK = True
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_size(self, size), optimal)  # once a frame, not twice
 
     DEFAULT_CSS = """
     AssistantMessage {

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from textual import events
 from textual.containers import VerticalScroll
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Markdown
 
@@ -22,6 +23,7 @@ from birdie_tui.tui.widgets.chat.agent_block import AGENT_OUTPUT_MODES, AgentBlo
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.folding import Fold
 from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
+from birdie_tui.tui.widgets.chat.scrollbar import cached_vertical_scrollbar
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
 
@@ -64,6 +66,12 @@ class ChatLog(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's `Widget.vertical_scrollbar`, making a bar that keeps its lines (it moves
+        every frame of a streamed reply; see `CachedScrollBar`)."""
+        return cached_vertical_scrollbar(self)
 
     def follow(self) -> None:
         """Back to the bottom, and stay there as entries arrive (until the user scrolls up)."""
