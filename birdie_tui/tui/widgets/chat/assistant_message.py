@@ -1,7 +1,7 @@
 """The assistant's reply: Markdown streamed in batches, split across widgets when it grows long.
 
-Tokens arrive far faster than Markdown can re-render, so `append` only buffers and a timer
-flushes ~15×/s. Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
+Tokens arrive far faster than Markdown can re-render, so `append` only buffers and asks for a
+flush, which starts when `FlushPacer` allows (at most 15 a second, see flush_pacer). Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
 append, so a long reply is cut into several Markdown widgets at block boundaries (never inside a
 code fence): a 200-item list or a long blockquote would otherwise make every flush O(reply). A
 flush that took d seconds is followed by at least d seconds of idle loop, so the composer keeps
@@ -30,7 +30,6 @@ from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.message import Message
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
@@ -40,10 +39,11 @@ from birdie_tui.tui import collector
 from birdie_tui.tui.copying import CopyText
 from birdie_tui.tui.layout_pass import arranged_size
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
+from birdie_tui.tui.widgets.chat.flush_pacer import FLUSH_PERIOD, FlushPacer
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 
-FLUSH_INTERVAL = 1 / 10
+FLUSH_INTERVAL = FLUSH_PERIOD
 SPLIT_CHARS = 6_000
 BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
@@ -208,14 +208,13 @@ class AssistantMessage(Widget):
         self._finished = not streaming
         self._rendered = not streaming
         self._interrupted = False
-        self._flush_interval = flush_interval
+        self._pacer = FlushPacer(flush_interval)
         self._splitter = ParagraphSplitter(split_chars)
         self._flush_lock = asyncio.Lock()
         # Split but not yet rendered: (starts a new Markdown widget?, text).
         self._queue: list[tuple[bool, str]] = []
         self._stream: MarkdownStream | None = None
-        self._timer: Timer | None = None
-        self._next_flush_at = 0.0  # monotonic time before which ticks are skipped
+        self._flush_handle: asyncio.TimerHandle | None = None  # a flush asked for, not yet run
         self._lite = lite and not streaming
         self._markdown = ReplyMarkdown(None if streaming else text)
         self.flush_count = 0  # how many batches reached the Markdown (tests, diagnostics)
@@ -277,7 +276,7 @@ class AssistantMessage(Widget):
                 self.call_later(self._add_copy)
             return
         self._stream = Markdown.get_stream(self._markdown)
-        self._timer = self.set_interval(self._flush_interval, self._flush_tick)
+        self._ask_flush()
         collector.stream_started()  # no full collection mid-stream (see collector)
         self._holding_collector = True
 
@@ -288,15 +287,34 @@ class AssistantMessage(Widget):
             return
         self._parts.append(fragment)
         self._pending.append(fragment)
+        self._ask_flush()
+
+    def _ask_flush(self) -> None:
+        """Have what is buffered flushed once the pacer allows (one request at a time)."""
+        if self._flush_handle is not None or self._stream is None or self._finished:
+            return
+        if not (self._pending or self._queue):
+            return
+        loop = asyncio.get_running_loop()
+        delay = self._pacer.delay(time.monotonic())
+        # Run in the widget's queue, not the loop's callback: Textual reports its errors.
+        self._flush_handle = loop.call_later(delay, self._flush_due)
+
+    def _flush_due(self) -> None:
+        self._flush_handle = None
+        self.call_later(self._flush_tick)
 
     async def _flush_tick(self) -> None:
-        if self._flush_lock.locked() or time.monotonic() < self._next_flush_at:
-            return  # one flush in flight at a time, and never more than half the loop
+        if self._flush_lock.locked():
+            return  # finish holds it, and renders everything itself
+        if self._pacer.delay(time.monotonic()) > 0:  # asked for while the last one ran
+            self._ask_flush()
+            return
         async with self._flush_lock:
             started = time.monotonic()
             await self._flush()
-            ended = time.monotonic()
-            self._next_flush_at = ended + (ended - started)
+            self._pacer.flushed(started, time.monotonic())
+        self._ask_flush()  # what arrived meanwhile, or what the budget left
 
     async def _flush(self, budget: float | None = FLUSH_BUDGET) -> None:
         """Render what is buffered; with a `budget`, stop after that long at a widget boundary
@@ -347,11 +365,8 @@ class AssistantMessage(Widget):
         if self._stream is None:  # not mounted yet: on_mount renders the whole text
             self._rendered = True
             return
+        self._cancel_flush()
         async with self._flush_lock:
-            # Stop the timer only now: stopping it cancels a tick mid-flush (mid-split).
-            if self._timer is not None:
-                self._timer.stop()
-                self._timer = None
             self._split_pending()
             if sum(len(text) for _, text in self._queue) >= CATCH_UP_CHARS:
                 await self._catch_up()
@@ -450,9 +465,15 @@ class AssistantMessage(Widget):
         if self.is_mounted:  # otherwise compose adds the note
             await self.mount(Static("interrupted", classes="interrupted"))
 
+    def _cancel_flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
     def on_unmount(self) -> None:
         # Pruned or cleared mid-stream: drop the stream's background task with the widget.
         self._finished = True
+        self._cancel_flush()
         self._release_collector()
         stream, self._stream = self._stream, None
         task = getattr(stream, "_task", None)
