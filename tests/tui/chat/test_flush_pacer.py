@@ -27,16 +27,17 @@ def flush_starts(arrivals: list[float], took: float, pacer: FlushPacer) -> list[
     return starts
 
 
-def test_text_in_33_ms_windows_is_flushed_15_times_a_second_with_even_gaps():
-    """Chunks every 35 ms (the provider's coalescing window) are flushed every period: no gap
-    between two flushes is longer than the period, and there are ~15 a second, not 10 or 28."""
+def test_text_in_33_ms_windows_is_flushed_once_a_period_with_even_gaps():
+    """Chunks every 35 ms (the provider's coalescing window) are flushed once a period: no gap
+    between two flushes is shorter than the period or longer than it plus one window, so a
+    15-a-second pacer flushes ~15 times a second (not 10 or 28) and the default ~10."""
     arrivals = [0.035 * i for i in range(1, 58)]  # 2 s of stream
-    starts = flush_starts(arrivals, took=0.003, pacer=FlushPacer())
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert max(gaps) < FLUSH_PERIOD + 0.035
-    assert all(gap >= FLUSH_PERIOD - 1e-9 for gap in gaps)
-    assert 28 <= len(starts) <= 31
-    assert max(gaps) <= 0.1  # the old fixed 100 ms timer could not do better
+    for period, count in ((1 / 15, range(28, 32)), (FLUSH_PERIOD, range(18, 22))):
+        starts = flush_starts(arrivals, took=0.003, pacer=FlushPacer(period))
+        gaps = [b - a for a, b in zip(starts, starts[1:])]
+        assert max(gaps) < period + 0.035
+        assert all(gap >= period - 1e-9 for gap in gaps)
+        assert len(starts) in count
 
 
 def test_text_after_a_pause_is_flushed_at_once():

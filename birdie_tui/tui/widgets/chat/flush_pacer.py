@@ -4,8 +4,9 @@ A flush used to run on a fixed 100 ms timer, so the screen advanced at most 10 t
 and the worst stale stretch in a real terminal was 155-206 ms (bench/RESULTS.md §31, §32).
 Text now arrives in ~33 ms windows (`providers/coalesce.py`), so a flush is asked for when
 text arrives and starts as soon as both rules allow:
-- `period` after the last flush started (15 a second: every gap ~67 ms, whatever the arrival
-  grid; a faster flush costs a layout and a paint each, §32);
+- `period` after the last flush started (10 a second: each flush is a layout and a paint, and
+  15 a second measured 164 -> 126 ms of worst staleness for +18-27 % of the CPU, the issue's
+  other target, §32);
 - the loop free at least as long as the last flush took (keys keep being answered however
   slow rendering gets).
 The first text after a pause is flushed at once.
@@ -13,7 +14,7 @@ The first text after a pause is flushed at once.
 
 from __future__ import annotations
 
-FLUSH_PERIOD = 1 / 15
+FLUSH_PERIOD = 1 / 10
 
 
 class FlushPacer:
