@@ -10,24 +10,13 @@ from datetime import datetime, timezone
 import psycopg
 
 from ..memory import MemoryEntry, note_text, pick
-from ..paths import validate_user
-from .connect import PgClient
-from .migrations import migrate
+from .user_rows import PgUserRows
 from .nul_text import decode
 
 __all__ = ["PgMemoryStore"]
 
 
-class PgMemoryStore:
-    def __init__(self, url: str, user: str) -> None:
-        self.url = url
-        self.user = validate_user(user)
-        self.warnings: list[str] = []
-        self._db = PgClient(url, self.user, on_connect=lambda conn: migrate(conn, url))
-
-    def close(self) -> None:
-        self._db.close()
-
+class PgMemoryStore(PgUserRows):
     def entries(self) -> list[MemoryEntry]:
         """The user's notes, oldest first."""
         rows = self._db.run(lambda conn: conn.execute(

@@ -17,10 +17,8 @@ from psycopg.types.json import Jsonb
 
 from birdie_tui.schedules.models import RunRecord
 
-from ..paths import validate_user
 from ..run_rows import COLUMNS, record_from_row, record_row, stamp
-from .connect import PgClient
-from .migrations import migrate
+from .user_rows import PgUserRows
 from .nul_text import decode
 
 __all__ = ["PgRunLog"]
@@ -33,16 +31,7 @@ _TEXT = {i for i, c in enumerate(COLUMNS) if c in ("trigger_key", "agent", "trig
 _UPDATES = ", ".join(f"{c} = EXCLUDED.{c}" for c in _PG_COLUMNS if c != "run_id")
 
 
-class PgRunLog:
-    def __init__(self, url: str, user: str) -> None:
-        self.url = url
-        self.user = validate_user(user)
-        self.warnings: list[str] = []
-        self._db = PgClient(url, self.user, on_connect=lambda conn: migrate(conn, url))
-
-    def close(self) -> None:
-        self._db.close()
-
+class PgRunLog(PgUserRows):
     def _rows(self, where: str, params: tuple[Any, ...]) -> builtins.list[RunRecord]:
         rows = self._db.run(lambda conn: conn.execute(
             f"{_SELECT} WHERE user_id = %s AND {where}", (self.user, *params)).fetchall())
