@@ -15,8 +15,7 @@ frozen screen (bench/RESULTS.md §19, §23). The rules:
   collected once: the memory such garbage holds stays bounded.
 - After each of those passes (the boot's and a turn's), the app is idle: the heap pages the pass
   and the turn freed go back to the OS (glibc's `malloc_trim(0)`; nothing elsewhere). Without
-  it, Python's freed blocks stay in the process's RSS until reused (bench/RESULTS.md, "Fewer
-  reads per streamed token; memory at rest").
+  it, Python's freed blocks stay in the process's RSS until reused (bench/RESULTS.md §30).
 """
 
 from __future__ import annotations
