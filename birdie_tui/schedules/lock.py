@@ -50,24 +50,6 @@ class SchedulerLock:
             os.close(fd)
 
 
-def holder_info(home: Path) -> dict[str, Any] | None:
-    """What the lock's holder wrote, while a live process holds it; None when nobody does."""
-    path = Path(home) / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:  # held: read what the holder wrote
-            return _info(path)
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
-
-
 def written_holder(home: Path) -> str | None:
     """"<host>:<pid>" as the lock file says, without locking it (a probe's own lock, however
     short, could make a scheduler starting at that moment fail): for the message of the one
@@ -77,11 +59,33 @@ def written_holder(home: Path) -> str | None:
 
 
 def holder(home: Path) -> str | None:
-    """"<host>:<pid>" of the scheduler holding the home's lock, or None."""
-    info = holder_info(home)
-    if info is None:
+    """"<host>:<pid>" of the scheduler running for `home`, or None. Read, never locked to test
+    (a probe's own lock, however short, could make a scheduler starting at that moment fail):
+    a lock of this machine counts while its pid is alive (the file outlives a SIGKILL); one
+    written by another machine (a home shared over the network) counts as the file says,
+    since this machine cannot see that process."""
+    info = _info(Path(home) / LOCK_NAME)
+    try:
+        host, pid = str(info["host"]), int(info["pid"])
+    except (KeyError, TypeError, ValueError):
+        return None  # none, or a file being written: nobody known
+    if host == socket.gethostname() and not _alive(pid):
         return None
-    return f"{info.get('host', '?')}:{info.get('pid', '?')}"
+    return f"{host}:{pid}"
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def _info(path: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from birdie_tui.schedules.models import RunRecord
 from birdie_tui.service import local_birdie
-from birdie_tui.service.local.schedules import lock_holder
+from birdie_tui.schedules.lock import holder
 from birdie_tui.store.paths import BirdiePaths
 from birdie_tui.store.run_log import open_run_log
 
@@ -110,18 +110,18 @@ def test_the_lock_holder_is_a_live_process_of_this_machine_or_another_machine(tm
     """This machine's lock counts while its pid lives; another machine's as written; no file
     or a damaged one: nobody."""
     lock = tmp_path / "scheduler.lock"
-    assert lock_holder(lock) is None
+    assert holder(tmp_path) is None
     here = socket.gethostname()
     lock.write_text(json.dumps({"host": here, "pid": os.getpid(), "started_at": "now"}))
-    assert lock_holder(lock) == f"{here}:{os.getpid()}"
+    assert holder(tmp_path) == f"{here}:{os.getpid()}"
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     lock.write_text(json.dumps({"host": here, "pid": int(gone.stdout), "started_at": "x"}))
-    assert lock_holder(lock) is None
+    assert holder(tmp_path) is None
     lock.write_text(json.dumps({"host": "elsewhere", "pid": 12, "started_at": "x"}))
-    assert lock_holder(lock) == "elsewhere:12"
+    assert holder(tmp_path) == "elsewhere:12"
     lock.write_text('{"host": "half')
-    assert lock_holder(lock) is None
+    assert holder(tmp_path) is None
 
 
 async def test_the_door_reads_the_lock_in_its_home(door, isolated_home):

@@ -5,22 +5,15 @@ A mixin of `LocalBirdie` (see `protocol.py` for the contract). Nothing here runs
 the run log is opened on first use (the runs view opening, or a turn in a run's session) and
 kept until `close`; the triggers are read from the files each time they are asked for.
 
-Who runs the triggers (`scheduler_holder`): `$BIRDIE_HOME/scheduler.lock`, the JSON
-{"host", "pid", "started_at"} that `agents start` writes and holds with flock. It is not
-locked here to test it (that could make a scheduler starting at that moment fail): a lock of
-this machine counts while its pid is alive; one written by another machine (a home shared
-over the network) counts as long as the file says so, since this machine cannot see that
-process.
+Who runs the triggers (`scheduler_holder`): what `agents start` wrote into
+`$BIRDIE_HOME/scheduler.lock` (`schedules/lock.py`, `holder`).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import socket
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from birdie_tui.service.local.desk import OnDesk
 from birdie_tui.service.rows import RunRecord, TriggerRow
@@ -29,9 +22,6 @@ if TYPE_CHECKING:
     from birdie_tui.agent.engine import Engine
     from birdie_tui.service.local.runs import PendingRun
     from birdie_tui.store.protocols import RunLogProtocol
-
-LOCK_FILE = "scheduler.lock"
-
 
 class LocalSchedules(OnDesk):
     """`scheduled_runs`, `trigger_rows`, `scheduler_holder` over the local store."""
@@ -85,33 +75,9 @@ class LocalSchedules(OnDesk):
         return rows
 
     def scheduler_holder(self) -> str | None:
-        engine = self._shown
-        return lock_holder(engine.paths.home / LOCK_FILE)
+        from birdie_tui.schedules.lock import holder
 
-
-def lock_holder(path: Path) -> str | None:
-    """"<host>:<pid>" of the scheduler holding the lock at `path`, or None (see the module's
-    docstring for what counts)."""
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        host, pid = str(data["host"]), int(data["pid"])
-    except (OSError, ValueError, TypeError, KeyError):
-        return None  # none, or a file being written: nobody known
-    if host == socket.gethostname() and not _alive(pid):
-        return None
-    return f"{host}:{pid}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: it exists
-        return True
-    except OSError:
-        return False
-    return pid > 0
+        return holder(self._shown.paths.home)
 
 
 def _cwd() -> Path:
