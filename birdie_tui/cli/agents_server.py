@@ -96,7 +96,7 @@ def server_agents(wire: Wire) -> set[str]:
 
 def job_specs(load: TriggerLoad, on_server: set[str], report: SyncReport) -> list[JobSpec]:
     """A job per trigger the server can run; the others in `report.refused` with why."""
-    from birdie_tui.agent_files.render import render_prompt
+    from birdie_tui.schedules.message import run_prompt
     from birdie_tui.service.remote.crons import Refused, job_spec
 
     specs = []
@@ -106,8 +106,7 @@ def job_specs(load: TriggerLoad, on_server: set[str], report: SyncReport) -> lis
             if trigger.agent and trigger.agent not in on_server:
                 raise Refused(f"the server has no agent {trigger.agent!r} in its agent "
                               "folders: put the file there too")
-            message = render_prompt(agent, trigger.inputs) if agent else trigger.prompt or ""
-            specs.append(job_spec(trigger, message))
+            specs.append(job_spec(trigger, run_prompt(trigger, agent)))
         except Refused as exc:
             report.refused.append((trigger, str(exc)))
     return specs

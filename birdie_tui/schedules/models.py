@@ -14,12 +14,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from birdie_tui.modes import ApprovalMode
+
 TriggerKind = Literal["every", "cron", "watch", "manual"]
 # How a run's tool calls are decided, with no one to ask: the approval modes' names.
 # read-only: calls that change nothing run, any other stops the run pending (as `--print`);
 # ask: every call not already allowed stops it pending; auto: every call runs.
 RunApproval = Literal["read-only", "ask", "auto"]
 RUN_APPROVALS: tuple[RunApproval, ...] = ("read-only", "ask", "auto")
+# The session's approval mode for each: with no one to ask, `ask` leaves a gated call pending
+# (locally as on a server), so read-only runs only what needs no approval.
+RUN_MODES: dict[RunApproval, ApprovalMode] = {"read-only": "ask", "ask": "ask", "auto": "auto"}
 # running: started, not ended · done: answered · failed: crashed or the provider failed ·
 # pending: stopped for an approval (answered later in the TUI or with `--approve`) ·
 # skipped: not started, the trigger's previous run was still going · missed: its time passed
@@ -56,6 +61,15 @@ class Trigger:
     allow: tuple[str, ...] = ()  # permission rules that run whatever the mode
     path: Path | None = None  # the file that declared it
     line: int | None = None  # 1-based line of its key
+
+    @property
+    def name(self) -> str:
+        """The agent's name, or a settings schedule's (`schedule:<name>` → `<name>`)."""
+        return self.agent or self.key.removeprefix("schedule:")
+
+    def title(self) -> str:
+        """A run's session title: `digest · every 30m`."""
+        return f"{self.name} · {self.describe()}"
 
     def describe(self) -> str:
         """A short human name: `every 30m`, `cron 0 9 * * * (Europe/Paris)`, `watch drafts/*.md`."""

@@ -37,19 +37,15 @@ from birdie_tui.agent.approvals import APPROVAL_RULES
 from birdie_tui.agent.engine import Engine, EngineError, EngineOptions
 from birdie_tui.agent.subagents import child_policy
 from birdie_tui.agent_files.models import AgentDef
-from birdie_tui.agent_files.render import render_prompt
 from birdie_tui.events import SessionOpened, TurnEvent
-from birdie_tui.modes import ApprovalMode
 from birdie_tui.providers.config import ConfigError
 from birdie_tui.schedules.outcome import RunTurn
-from birdie_tui.schedules.models import RUN_EXTRA, RunApproval, RunRecord, Trigger
+from birdie_tui.schedules.message import run_prompt
+from birdie_tui.schedules.models import RUN_EXTRA, RUN_MODES, RunRecord, Trigger
 from birdie_tui.store.paths import InvalidName
 from birdie_tui.store.protocols import RunLogProtocol
 from birdie_tui.text import one_line
 
-# The engine's mode for each run approval: with no approver, `ask` leaves gated calls pending.
-ENGINE_MODE: dict[RunApproval, ApprovalMode] = {"read-only": "ask", "ask": "ask",
-                                                "auto": "auto"}
 OnEvent = Callable[[TurnEvent], None]
 LOG = logging.getLogger(__name__)
 
@@ -69,24 +65,6 @@ def host_id() -> str:
 
 def now() -> datetime:
     return datetime.now(UTC)
-
-
-def run_title(trigger: Trigger) -> str:
-    """"digest · every 30m": the agent (or the schedule's name) and the trigger."""
-    name = trigger.agent or trigger.key.removeprefix("schedule:")
-    return f"{name} · {trigger.describe()}"
-
-
-def run_prompt(trigger: Trigger, agent: AgentDef | None, changed_paths: Sequence[str] = ()
-               ) -> str:
-    """The run's message: the agent's rendered prompt (its inputs from the trigger) or the
-    schedule's prompt; a watch run's changed paths listed after it."""
-    text = render_prompt(agent, trigger.inputs) if agent is not None else ""
-    if not text.strip():  # a Markdown agent given no `task`, or a schedule's plain prompt
-        text = trigger.prompt or f"Run now ({trigger.describe()})."
-    if changed_paths:
-        text += "\n\nChanged paths:\n" + "\n".join(f"- {path}" for path in changed_paths)
-    return text
 
 
 class _Log:
@@ -163,7 +141,7 @@ async def _open_session(engine: Engine, trigger: Trigger, agent: AgentDef | None
     trigger's allow rules, written now so the record names it from the start."""
     await engine.open_session(None)
     meta = engine.require_session()
-    meta.title = run_title(trigger)
+    meta.title = trigger.title()
     meta.extra[RUN_EXTRA] = {"run_id": log.record.run_id, "trigger_key": trigger.key,
                              "agent": trigger.agent, "approval": trigger.approval}
     if trigger.allow:
@@ -172,7 +150,7 @@ async def _open_session(engine: Engine, trigger: Trigger, agent: AgentDef | None
         skills = engine.skills()
         owners = {tool.name: skill.name for skill in skills for tool in skill.tools}
         engine.state.policy = child_policy(agent, [s.name for s in skills], owners.get)
-    engine.set_approval_mode(ENGINE_MODE[trigger.approval])
+    engine.set_approval_mode(RUN_MODES[trigger.approval])
     log.save(session_id=engine.persist_session().id)
 
 
@@ -197,4 +175,4 @@ def _settle(log: _Log, engine: Engine | None) -> None:
     log.save(**changes)
 
 
-__all__ = ["ENGINE_MODE", "RunError", "run_prompt", "run_title", "run_trigger"]
+__all__ = ["RunError", "run_trigger"]

@@ -13,7 +13,8 @@ import pytest
 
 from birdie_tui.agent.engine import Engine
 from birdie_tui.schedules.models import Trigger
-from birdie_tui.schedules.runner import run_prompt, run_trigger
+from birdie_tui.schedules.message import run_prompt
+from birdie_tui.schedules.runner import run_trigger
 
 from .conftest import agent_trigger
 

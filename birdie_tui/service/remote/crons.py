@@ -23,8 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from birdie_tui.modes import ApprovalMode
-from birdie_tui.schedules.models import (RunApproval, RunRecord, RunStatus, Trigger,
+from birdie_tui.schedules.models import (RUN_MODES, RunRecord, RunStatus, Trigger,
                                          format_interval)
 
 GRAPH = "birdie"
@@ -34,11 +33,6 @@ TRIGGER_KEY, AGENT_KEY, DIGEST_KEY, SPEC_KEY = ("birdie_trigger", "birdie_agent"
 PAGE = 200  # jobs and threads asked for at once (the server's search is paged)
 # A thread's status on the server, as a run's.
 STATUS: dict[str, RunStatus] = {"idle": "done", "busy": "running", "interrupted": "pending", "error": "failed"}
-# The thread's approval mode for each run approval: with no one to ask on a server, `ask`
-# stops a gated call as an interrupt (the run pending); read-only runs then only what needs
-# no approval, as a local run does (`schedules/runner.py`).
-THREAD_MODE: dict[RunApproval, ApprovalMode] = {"read-only": "ask", "ask": "ask",
-                                                "auto": "auto"}
 WATCH_REFUSAL = ("a watch trigger needs a local `agents start` (the server cannot see this "
                  "machine's files)")
 
@@ -88,12 +82,6 @@ def job_schedule(trigger: Trigger, zone: Callable[[], str] = local_zone) -> tupl
     raise Refused(f"a {trigger.kind} trigger has no schedule")
 
 
-def run_title(trigger: Trigger) -> str:
-    """The run's session title: `<agent> · <trigger>` (a settings schedule: its name)."""
-    name = trigger.agent or trigger.key.partition(":")[2] or trigger.key
-    return f"{name} · {trigger.describe()}"
-
-
 @dataclass(frozen=True)
 class JobSpec:
     """What one trigger's cron job is: sent as it is, compared by `digest`."""
@@ -114,7 +102,7 @@ def job_spec(trigger: Trigger, message: str, zone: Callable[[], str] = local_zon
     schedule's prompt); `Refused` when it cannot be one."""
     schedule, tz = job_schedule(trigger, zone)
     grants: dict[str, Any] = {
-        "title": run_title(trigger), "approval_mode": THREAD_MODE[trigger.approval],
+        "title": trigger.title(), "approval_mode": RUN_MODES[trigger.approval],
         "run": {"trigger_key": trigger.key, "agent": trigger.agent,
                 "trigger": trigger.describe(), "approval": trigger.approval}}
     if trigger.allow:
@@ -256,4 +244,4 @@ def run_record(thread: Mapping[str, Any], host: str = "server") -> RunRecord:
 
 __all__ = ["JobSpec", "Refused", "SyncReport", "birdie_jobs", "delete_jobs", "every_schedule",
            "job_schedule", "job_spec", "job_trigger", "local_zone", "run_record",
-           "run_threads", "run_title", "sync_jobs"]
+           "run_threads", "sync_jobs"]

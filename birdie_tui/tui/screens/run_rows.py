@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 from textual.content import Content
 
 from birdie_tui.screen_text import clean, one_line
-from birdie_tui.service.rows import RunRecord, Trigger, TriggerRow
+from birdie_tui.service.rows import RunRecord, TriggerRow
 from birdie_tui.tui.screens.session_list import format_count
 
 # status -> (mark, word, style); pending is the one a user must act on, so it says so.
@@ -106,11 +106,6 @@ def next_text(row: TriggerRow, now: datetime) -> str:
     return f"{local_time(row.next_fire, now)} · " + ("due" if ahead < 1 else f"in {span(ahead)}")
 
 
-def trigger_name(trigger: Trigger) -> str:
-    """The agent's name, or a settings schedule's (`schedule:<name>` → `<name>`)."""
-    return trigger.agent or trigger.key.removeprefix("schedule:")
-
-
 def status_cell(status: str, width: int) -> Content:
     mark, word, style = STATUS.get(status, ("?", status, ""))
     return cell(f"{mark} {word}", width, style)
@@ -122,7 +117,7 @@ def trigger_content(row: TriggerRow, now: datetime, width: int) -> Content:
     fixed = 14 + 1 + 22 + 1 + 16
     when = min(40, max(12, width - fixed - 1))  # the next firing stays near its name
     return Content.assemble(
-        cell(trigger_name(trigger), 14, "bold"), " ",
+        cell(trigger.name, 14, "bold"), " ",
         cell(trigger.describe(), when), " ",
         cell(next_text(row, now), 22, "$accent"), " ",
         status_cell(last.status, 16) if last else cell("never run", 16, MUTED),
