@@ -135,15 +135,9 @@ def agents_parser() -> argparse.ArgumentParser:
     start = sub.add_parser("start", help="run every trigger (every:, cron:, watch:, settings' "
                            "schedules) in the foreground until SIGTERM or Ctrl+C, one per "
                            "home; with --server, make them the server's cron jobs and exit")
-    start.add_argument("--user", help="whose sessions and run log (default: $USER)")
-    start.add_argument("--database-url", metavar="URL",
-                       help="keep runs in this PostgreSQL database (default: "
-                            "$BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
-    start.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
-                       help="agent folder searched before the default ones (repeatable)")
-    start.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
-                       help="skill folder to load instead of the defaults (repeatable)")
-    start.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
+    _run_options(start, user="whose sessions and run log (default: $USER)",
+                 database="keep runs in this PostgreSQL database (default: "
+                          "$BIRDIE_DATABASE_URL, settings.json, else BIRDIE_HOME)")
     start.add_argument("--server", metavar="URL", help=SERVER_HELP)
     logs = sub.add_parser("logs", help="the run log of scheduled and manual agent runs, "
                           "newest first (NAME: an agent or a settings schedule; with "
@@ -194,14 +188,19 @@ def _agents_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                           "auto (all run); default read-only")
     run.add_argument("--output-format", choices=["text", "json", "stream-json"],
                      default="text", help="as --print's")
-    run.add_argument("--user", help="namespace for sessions and the run log (default: $USER)")
-    run.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
-                     help="skill folder to load instead of the defaults (repeatable)")
-    run.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
-                     help="agent folder searched before the default ones (repeatable)")
-    run.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
-    run.add_argument("--database-url", metavar="URL",
-                     help="keep the session and the record in this PostgreSQL database")
+    _run_options(run, user="namespace for sessions and the run log (default: $USER)",
+                 database="keep the session and the record in this PostgreSQL database")
+
+
+def _run_options(parser: argparse.ArgumentParser, *, user: str, database: str) -> None:
+    """What `agents start` and `agents run` take to build the engine a run uses."""
+    parser.add_argument("--user", help=user)
+    parser.add_argument("--database-url", metavar="URL", help=database)
+    parser.add_argument("--agents-dir", action="append", type=Path, metavar="DIR",
+                        help="agent folder searched before the default ones (repeatable)")
+    parser.add_argument("--skills-dir", action="append", type=Path, metavar="DIR",
+                        help="skill folder to load instead of the defaults (repeatable)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="JSON provider config file")
 
 
 def acp_parser() -> argparse.ArgumentParser:

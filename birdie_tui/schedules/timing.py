@@ -18,7 +18,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from .models import RunRecord, Trigger
+from .models import Trigger
 
 ANCHOR = datetime(2000, 1, 1, tzinfo=timezone.utc)
 _DOW_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -55,10 +55,10 @@ def timed_trigger(trigger: Trigger) -> BaseTrigger | None:
     return None
 
 
-def next_fire(trigger: Trigger, last: RunRecord | None, now: datetime) -> datetime | None:
+def next_fire(trigger: Trigger, now: datetime) -> datetime | None:
     """The next firing after `now` (aware), or None: a watch, a manual run, a bad expression
-    (the loader's to report) or none to come. `last` is not needed (intervals are anchored)
-    and kept for the door's calls."""
+    (the loader's to report) or none to come. Intervals are anchored, so the last run does
+    not move it."""
     try:
         timed = timed_trigger(trigger)
     except ValueError:

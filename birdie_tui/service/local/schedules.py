@@ -67,12 +67,8 @@ class LocalSchedules(OnDesk):
         found = load_triggers(engine.paths, engine.options.environ, _cwd(),
                               engine.agent.agent_dirs)
         log, now = self._run_log(), datetime.now(UTC)
-        rows = []
-        for trigger in found.triggers:
-            last = log.last(trigger.key)
-            rows.append(TriggerRow(trigger=trigger, next_fire=next_fire(trigger, last, now),
-                                   last=last))
-        return rows
+        return [TriggerRow(trigger=trigger, next_fire=next_fire(trigger, now),
+                           last=log.last(trigger.key)) for trigger in found.triggers]
 
     def scheduler_holder(self) -> str | None:
         from birdie_tui.schedules.lock import holder
