@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from birdie_tui.skills.watcher import NOISE_DIRS, NOISE_NAME
+
 from .models import Trigger
 
 APPEAR_POLL_S = 5.0
@@ -30,8 +32,6 @@ BURST_CAP = 10  # a burst is cut after this many debounces from its first change
 # the bursts are grouped by the trigger's own debounce, not here.
 STEP_MS = 250
 _GLOB = re.compile(r"[*?\[]")
-_IGNORED_NAME = re.compile(r"(\.sw[a-p]|~|\.tmp|\.part|\.py[cod]|\.DS_Store|^4913|^\.#.*)$")
-_IGNORED_DIRS = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".mypy_cache"}
 
 Fired = Callable[[Trigger, tuple[str, ...]], None]
 
@@ -84,7 +84,7 @@ def _glob_parts(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
 
 def _ignored(path: str) -> bool:
     parts = Path(path).parts
-    return bool(_IGNORED_NAME.search(parts[-1])) or any(p in _IGNORED_DIRS for p in parts[:-1])
+    return bool(NOISE_NAME.search(parts[-1])) or any(p in NOISE_DIRS for p in parts[:-1])
 
 
 @dataclass

@@ -30,9 +30,12 @@ POLL_DELAY_MS = 100
 APPEAR_POLL_S = 1.0  # how often a skills folder that does not exist yet is looked for
 POLL_MAX_DEPTH = 4  # levels below a skills directory (skill/scripts/lib/x.py)
 
-_IGNORED_DIRS = {"__pycache__", ".git", ".hg", ".svn", "node_modules", ".venv", ".mypy_cache",
-                 ".pytest_cache", ".idea", ".vscode"}
-_IGNORED_NAME = re.compile(r"(\.sw[a-p]|~|\.tmp|\.part|\.py[cod]|\.DS_Store|^4913|^\.#.*)$")
+# Editor droppings, version control and caches: never an edit, for live reload as for the
+# agents' `watch:` triggers (schedules/watching.py).
+NOISE_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", "node_modules", ".venv",
+                        ".mypy_cache"})
+NOISE_NAME = re.compile(r"(\.sw[a-p]|~|\.tmp|\.part|\.py[cod]|\.DS_Store|^4913|^\.#.*)$")
+_IGNORED_DIRS = NOISE_DIRS | {".pytest_cache", ".idea", ".vscode"}
 
 
 class SkillPathFilter:
@@ -51,7 +54,7 @@ class SkillPathFilter:
                 return False
             if any(p in _IGNORED_DIRS for p in parts[1:-1]):
                 return False
-            return len(parts) == 1 or not _IGNORED_NAME.search(parts[-1])
+            return len(parts) == 1 or not NOISE_NAME.search(parts[-1])
         return False
 
 
