@@ -237,7 +237,8 @@ async def test_rows_skipped_under_a_cover_show_their_new_content_when_uncovered(
 
 # Rich counts a regional indicator one cell, terminals (and pyte) two: after it the cursor is
 # not where Rich counts, so a move must follow it.
-PIECES = ["a", "bc", "Birds ", "─", "│", "•", "—", "é", "漢", "字", "🙂", "\U0001f1e6", " "]
+PIECES = ["a", "bc", "Birds ", "─", "│", "•", "—", "é", "漢", "字", "🙂", "\U0001f1e6",
+          " "]
 MOVE = re.compile(r"\x1b\[\d+;\d+H")
 STYLES = [Style(), Style(bold=True), Style(color="red"), Style(bgcolor="blue"),
           Style(color="#10ff20", bgcolor="#202020", underline=True)]
@@ -284,8 +285,8 @@ def _moves(sequence: str) -> int:
 
 def test_joined_chops_draw_the_screen_textual_s_chops_draw_with_fewer_moves():
     """On 300 random chop layouts (wide and box characters, one whose width terminals count
-    apart from Rich, short strips, empty chops, spans that cut chops), the bytes with the needless cursor moves dropped draw, in a terminal, the
-    screen Textual's bytes draw."""
+    apart from Rich, short strips, empty chops, spans that cut chops), the bytes with the
+    needless cursor moves dropped draw, in a terminal, the screen Textual's bytes draw."""
     console = Console(color_system="truecolor", force_terminal=True, width=40)
     rng = random.Random(11)
     saved = 0
