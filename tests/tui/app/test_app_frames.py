@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from birdie_tui.events import TokenStreamed, TurnDone, TurnEvent
+from birdie_tui.events import SkillsChanged, TokenStreamed, TurnDone, TurnEvent
 from birdie_tui.tui import create_app
 from birdie_tui.tui.layout_pass import SettledScreen
 from birdie_tui.tui.main_screen import MainScreen, forget_drawn
@@ -276,3 +276,39 @@ async def test_a_streamed_reply_costs_one_frame_a_flush(skills_dir, monkeypatch)
     # block mounted just after the flush's pass can still take a pass of its own: it draws.)
     assert refreshes - paints <= 1, (refreshes, paints)
     assert passes <= flushed + 2, (passes, flushed)
+
+
+async def test_the_same_status_again_costs_no_frame(skills_dir, monkeypatch):
+    """After a turn the screen is told its status, totals and skills again, mostly unchanged
+    (measured: 2 status lines, 3 ledgers and the skill rows a turn): the same values cost no
+    layout pass and no paint."""
+    door = FakeDoor()
+    app = create_app(["--skills-dir", str(skills_dir)], cursor_blink=False,
+                     door_factory=FakeDoor.factory(door))
+    frames = Frames()
+    screen_type = type(app.main)
+    layout = screen_type._refresh_layout
+
+    def counted_layout(self: MainScreen, size: Size | None = None, scroll: bool = False) -> None:
+        frames.passes += 1
+        layout(self, size, scroll)
+
+    display = type(app)._display
+
+    def counted_display(self: Any, screen: Screen[Any], renderable: Any) -> None:
+        frames.paints += renderable is not None
+        display(self, screen, renderable)
+
+    monkeypatch.setattr(screen_type, "_refresh_layout", counted_layout)
+    monkeypatch.setattr(type(app), "_display", counted_display)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "hello")
+        await wait_turn(pilot, app)
+        await pilot.pause(0.2)
+        frames.passes = frames.paints = 0
+        app.main.show_status()
+        app.main.on_skills_changed(SkillsChanged())
+        for _ in range(3):
+            await pilot.pause(0.05)
+        assert (frames.passes, frames.paints) == (0, 0)
