@@ -1,7 +1,8 @@
 """A skill tool's arguments checked against its JSON schema, with the schema's defaults filled in.
 
 `jsonschema` does the work (the draft the schema declares in `$schema`, else 2020-12), imported
-on first use: loading skills for the TUI's first paint or `--help` never pays for it.
+on first use: loading skills for the TUI's first paint or `--help` never pays for it, and a
+schema valid by its shape alone (`plain_schema`) is not sent to it at load time.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+from birdie_tui.skills.plain_schema import plainly_valid
 from birdie_tui.text import one_line
 
 _MESSAGE_LIMIT = 300  # one line in the chat, even when the bad value is a long string
@@ -22,6 +24,8 @@ class ArgumentError(ValueError):
 
 def schema_problem(schema: dict[str, Any]) -> str | None:
     """Why `schema` is not a valid JSON schema (None if it is); for load-time reports."""
+    if plainly_valid(schema):
+        return None
     from jsonschema import SchemaError
 
     try:

@@ -89,7 +89,7 @@ def forget_drawn(compositor: Compositor) -> None:
     moment. When a paint has already drawn what it asked for (a layout pass paints the
     scrollbars it moved, bench/RESULTS.md §24), that message came after the frame and gave the
     screen a compositor refresh with nothing left to draw: ~9 a second while a reply streams
-    (bench/RESULTS.md §34). An `Update` only draws the widget's repaint regions; with none
+    (bench/RESULTS.md §35). An `Update` only draws the widget's repaint regions; with none
     left it draws nothing, so it is not sent. A refresh after this paint asks again."""
     for widget in compositor.visible_widgets:
         if widget._repaint_required and not widget._repaint_regions:

@@ -8,7 +8,7 @@ import contextlib
 import gc
 import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, TypedDict
@@ -43,8 +43,8 @@ def import_engine() -> ModuleType:
     free almost nothing and cost ~50 ms of CPU on the way to the first answer. The collector
     stays on (paused outright it saves ~15 ms more but leaves ~1 MiB of garbage in the idle
     RSS): bench/RESULTS.md §17. Run off the event loop. `langgraph_sdk`'s client is left out
-    (`lazy_sdk`)."""
-    with _importing:
+    (`lazy_sdk`), and pydantic models are built when first used."""
+    with _importing, models_built_on_first_use():
         defer_sdk_client()
         thresholds = gc.get_threshold()
         gc.set_threshold(max(IMPORT_GC_THRESHOLD, thresholds[0]), *thresholds[1:])
@@ -52,6 +52,27 @@ def import_engine() -> ModuleType:
             return importlib.import_module("birdie_tui.agent.engine")
         finally:
             gc.set_threshold(*thresholds)
+
+
+@contextlib.contextmanager
+def models_built_on_first_use() -> Iterator[None]:
+    """Pydantic models defined meanwhile build their validators when first used (pydantic's
+    `defer_build`), not when their class is made. The engine's import defines ~440 models, and
+    langsmith's (imported by langchain-core, never used here) are most of them: building
+    them all cost ~0.13 s and ~2 MiB for as long as the app runs (bench/RESULTS.md §34).
+    Pydantic has no public default for it, so this sets the default its config reads; a
+    pydantic without it is left alone. tests/service/test_engine_import.py checks both."""
+    try:
+        from pydantic._internal._config import config_defaults
+    except ImportError:
+        yield
+        return
+    saved = config_defaults.get("defer_build", False)
+    config_defaults["defer_build"] = True
+    try:
+        yield
+    finally:
+        config_defaults["defer_build"] = saved
 
 
 def user_errors(engine_mod: ModuleType | None) -> tuple[type[BaseException], ...]:

@@ -67,7 +67,7 @@ class StatusBar(Widget):
         facts = (model, session_id, title, context_tokens, context_window, session_in,
                  session_out, busy, approval_mode, others)
         if facts == self._facts():
-            return  # the same line: a repaint would draw the same cells (bench/RESULTS.md §34)
+            return  # the same line: a repaint would draw the same cells (bench/RESULTS.md §35)
         (self.model, self.session_id, self.title, self.context_tokens, self.context_window,
          self.session_in, self.session_out, self.busy, self.approval_mode, self.others) = facts
         self.refresh()

@@ -1,6 +1,6 @@
 """No frame that shows nothing: a new paragraph costs no second layout pass, a repaint a paint
 has drawn sends no empty compositor refresh, and the screen shows what Textual's stock code
-shows (bench/RESULTS.md §34)."""
+shows (bench/RESULTS.md §35)."""
 
 from __future__ import annotations
 

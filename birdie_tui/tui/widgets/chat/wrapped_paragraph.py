@@ -13,7 +13,7 @@ A new paragraph asks for no layout of its own before it is mounted. Textual's Ma
 each block and sets its content (`update`, which asks for a layout) before mounting it, and
 the mount lays out the parent once the block is mounted (`AwaitMount`). The block's own request
 reached the screen only after that pass: a second full pass that moved and drew nothing, each
-time a streamed reply started a paragraph (~2 a second, bench/RESULTS.md §34).
+time a streamed reply started a paragraph (~2 a second, bench/RESULTS.md §35).
 """
 
 from __future__ import annotations
