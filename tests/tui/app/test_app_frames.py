@@ -266,7 +266,10 @@ async def test_a_streamed_reply_costs_one_frame_a_flush(skills_dir, monkeypatch)
         reply = app.query_one(AssistantMessage)
         await asyncio.sleep(0.15)  # the flush's own frame is out
         start, flushes = (frames.passes, frames.refreshes, frames.paints), reply.flush_count
-        await wait_for(pilot, lambda: reply.flush_count >= flushes + 12)
+        deadline = asyncio.get_running_loop().time() + 15
+        while reply.flush_count < flushes + 12:  # not `pilot.pause`: it forces a frame
+            assert asyncio.get_running_loop().time() < deadline, "the reply stopped flushing"
+            await asyncio.sleep(0.02)
         await asyncio.sleep(0.15)
         passes, refreshes, paints = (frames.passes - start[0], frames.refreshes - start[1],
                                      frames.paints - start[2])
