@@ -22,7 +22,7 @@ event, about 0.5 ms; that was most of what a streamed reply cost with nothing dr
 
 A source gives plain text as a `str` (an adapter's text of one network read) and anything else
 as an `AIMessageChunk`: a message object is built once per chunk sent, not once per read
-(bench/RESULTS.md §34). Whatever the source gives, what comes out is `AIMessageChunk`s.
+(bench/RESULTS.md §37). Whatever the source gives, what comes out is `AIMessageChunk`s.
 """
 
 from __future__ import annotations

@@ -27,17 +27,19 @@ Upstream, the fix is one line before the pass's paint in `Screen._refresh_layout
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from textual._compositor import Compositor
+from textual._compositor import ChopsUpdate, Compositor
 from textual.css.scalar import Scalar, Unit
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
 from textual.strip import Strip
 from textual.widget import Widget
+
+from birdie_tui.tui.paint import JoinedChopsUpdate, render_chops
 
 
 def _virtual_size() -> Reactive[Any]:
@@ -72,7 +74,9 @@ class CroppedCompositor(Compositor):
     bar too, and the screen and its containers at full height, only for `_render_chops` to drop
     the rows outside the update. Here a widget whose visible part misses the update is skipped
     and the others render only the update's rows (their full visible width, so the cuts are
-    the same). Upstream, the same lines in `_get_renders`."""
+    the same). Upstream, the same lines in `_get_renders`. Its `_render_chops` also skips the
+    rows that widgets in front already cover, and its updates move the cursor only where it
+    is not already (`birdie_tui.tui.paint`)."""
 
     def _get_renders(self, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
@@ -86,6 +90,16 @@ class CroppedCompositor(Compositor):
             rows = visible.intersection(Region(visible.x, crop.y, visible.width, crop.height))
             # `rows` as the clip: `_render_chops` places the strips from region ∩ clip's top.
             yield region, rows, widget.render_lines(rows.translate(-region.offset))
+
+    def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]
+                      ) -> Sequence[Mapping[int, Strip]]:
+        return render_chops(self, crop, is_rendered_line)
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        update = super().render_partial_update()
+        if update is None:
+            return None
+        return JoinedChopsUpdate(update.chops, update.spans, update.chop_ends)
 
 
 class SettledScreen(Screen[ScreenResultType]):

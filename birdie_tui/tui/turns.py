@@ -207,7 +207,7 @@ class TurnRunner:
             # On the loop's next turn, joined with whatever else the stream had ready, unless
             # tokens were posted less than TOKEN_POST_SECONDS ago: a provider's chunk (merged
             # per window already, providers/coalesce.py) waits for no timer (bench/RESULTS.md
-            # §34), a flood of tokens is still posted 60 times a second at most.
+            # §37), a flood of tokens is still posted 60 times a second at most.
             loop = asyncio.get_running_loop()
             wait = self._posted_at + TOKEN_POST_SECONDS - loop.time()
             self._flush_handle = (loop.call_soon(self._post_tokens) if wait <= 0 else

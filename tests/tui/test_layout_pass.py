@@ -257,6 +257,7 @@ async def test_the_cropped_compositor_draws_an_update_as_textual_s_does():
         app.screen.query_one("#log", VerticalScroll).scroll_to(y=7, animate=False)
         await pilot.pause()
         compositor = app.screen._compositor
+        cropped = type(compositor)
         for crop in (Region(0, 0, 50, 12), Region(20, 0, 30, 11), Region(48, 2, 2, 5),
                      Region(3, 4, 10, 1), Region(0, 11, 50, 1)):
             lines = set(crop.line_range)
@@ -265,7 +266,7 @@ async def test_the_cropped_compositor_draws_an_update_as_textual_s_does():
             try:
                 stock = compositor._render_chops(crop, lines.__contains__)
             finally:
-                compositor.__class__ = type(app.screen._compositor).__mro__[0]
+                compositor.__class__ = cropped
             for y in crop.line_range:
                 for cut, strip in stock[y].items():
                     if crop.x <= cut < crop.right and strip is not None:

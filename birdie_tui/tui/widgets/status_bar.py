@@ -64,17 +64,18 @@ class StatusBar(Widget):
         approval_mode: str = "ask",
         others: str = "",
     ) -> None:
-        self.model = model
-        self.session_id = session_id
-        self.title = title
-        self.context_tokens = context_tokens
-        self.context_window = context_window
-        self.session_in = session_in
-        self.session_out = session_out
-        self.busy = busy
-        self.approval_mode = approval_mode
-        self.others = others
+        facts = (model, session_id, title, context_tokens, context_window, session_in,
+                 session_out, busy, approval_mode, others)
+        if facts == self._facts():
+            return  # the same line: a repaint would draw the same cells (bench/RESULTS.md §35)
+        (self.model, self.session_id, self.title, self.context_tokens, self.context_window,
+         self.session_in, self.session_out, self.busy, self.approval_mode, self.others) = facts
         self.refresh()
+
+    def _facts(self) -> tuple[object, ...]:
+        return (self.model, self.session_id, self.title, self.context_tokens,
+                self.context_window, self.session_in, self.session_out, self.busy,
+                self.approval_mode, self.others)
 
     def status_content(self, width: int) -> Content:
         """The line for a given width; the title gives way first, then the model name."""

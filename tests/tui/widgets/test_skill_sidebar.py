@@ -238,3 +238,24 @@ async def test_set_skills_keeps_scroll_position():
         assert sidebar.highlighted_name == "skill-25"
         assert options.scroll_y == scroll_before
 
+
+
+async def test_the_same_rows_again_rebuild_nothing_and_new_ones_show():
+    """The door sends the skill rows after every turn, mostly unchanged: equal rows leave the
+    list as it is (a rebuild is a layout pass drawing the same cells); changed rows are shown."""
+    app = SidebarApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(SkillSidebar)
+        options = sidebar.query_one(OptionList)
+        await pilot.pause()
+        cleared: list[bool] = []
+        clear = options.clear_options
+        options.clear_options = lambda: cleared.append(True) or clear()  # type: ignore
+        sidebar.set_skills([replace(row) for row in ROWS], [])
+        assert cleared == []
+        sidebar.set_skills(ROWS, BROKEN)
+        await pilot.pause()
+        assert cleared == [True] and sidebar.query_one(BrokenFiles).display
+        sidebar.set_skills([replace(ROWS[0], enabled=False), *ROWS[1:]], BROKEN)
+        await pilot.pause()
+        assert len(cleared) == 2 and _plain(options)[0].startswith(MARK_OFF)

@@ -77,3 +77,22 @@ async def test_narrow_terminal_still_one_line():
         assert len(line.rstrip()) <= 50
         assert "2026-01-01_1" in line and "ctx 1.2k" in line
         assert "…" in line
+
+
+async def test_the_same_facts_again_repaint_nothing_and_new_ones_show():
+    """The door tells the same status several times a turn: the same facts leave the bar
+    alone (no repaint: it would draw the same cells); a changed one is drawn."""
+    app = BarApp()
+    async with app.run_test(size=(120, 10)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.update_status(**STATUS)
+        await pilot.pause()
+        asked: list[bool] = []
+        refresh = bar.refresh
+        bar.refresh = lambda *a, **k: asked.append(True) or refresh(*a, **k)  # type: ignore
+        bar.update_status(**STATUS)
+        assert asked == []
+        bar.update_status(**{**STATUS, "session_out": 9_900})
+        await pilot.pause()
+        assert asked == [True]
+        assert "↓9.9k" in _line(app)

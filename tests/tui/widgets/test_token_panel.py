@@ -84,3 +84,27 @@ async def test_cached_input_is_shown_per_call_and_for_the_session():
         await pilot.pause()
         assert "call 1  ↑5,000 ↓100  4,000 cached" in _text(panel, "calls")
         assert _text(panel, "session") == "Session  ↑5,000 ↓100  4,000 cached"
+
+
+async def test_the_same_ledger_again_updates_no_label_and_a_new_one_shows():
+    """The screen shows the ledger several times a turn, mostly unchanged: an equal ledger
+    updates none of the seven labels (each update a layout pass); a changed one is drawn."""
+    app = PanelApp()
+    async with app.run_test(size=(50, 30)) as pilot:
+        panel = app.query_one(TokenPanel)
+        ledger = TokenLedger(context_window=200_000, calls=(CallUsage(5_400, 120),),
+                             session_in=5_400, session_out=120, per_turn=(5_520,))
+        panel.show(ledger)
+        await pilot.pause()
+        updates: list[str] = []
+        for label in panel.query(".tokens--session, .tokens--context"):
+            update = label.update  # type: ignore[attr-defined]
+            label.update = lambda c, _u=update: updates.append("x") or _u(c)  # type: ignore
+        panel.show(TokenLedger(context_window=200_000, calls=(CallUsage(5_400, 120),),
+                               session_in=5_400, session_out=120, per_turn=(5_520,)))
+        assert updates == []
+        panel.show(TokenLedger(context_window=200_000, calls=(CallUsage(5_400, 120),),
+                               session_in=9_000, session_out=120, per_turn=(5_520,)))
+        await pilot.pause()
+        assert len(updates) == 2
+        assert _text(panel, "session") == "Session  ↑9,000 ↓120"

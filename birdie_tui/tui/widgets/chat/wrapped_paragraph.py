@@ -8,14 +8,21 @@ be read off the drawn lines: `WrappedParagraph` renders its lines when asked its
 keeps them for that width, and the paint that follows takes them. The lines are kept with what
 they were drawn from (the content, the width, the styles, the selection), so any change draws
 anew: the output is the uncached path's, line for line.
+
+A new paragraph asks for no layout of its own before it is mounted. Textual's Markdown builds
+each block and sets its content (`update`, which asks for a layout) before mounting it, and
+the mount lays out the parent once the block is mounted (`AwaitMount`). The block's own request
+reached the screen only after that pass: a second full pass that moved and drew nothing, each
+time a streamed reply started a paragraph (~2 a second, bench/RESULTS.md §35).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Self
 
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import _RenderCache
@@ -50,6 +57,12 @@ class WrappedParagraph(MarkdownParagraph):
         lines = Visual.to_strips(self, visual, width, None, self.visual_style)
         self._wrapped = (visual, key, lines)
         return lines
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        # Not mounted yet: the mount lays out the parent after this (see the module).
+        layout = layout and self.is_mounted
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if not width or self._content_height_cache[0] == width:

@@ -67,6 +67,8 @@ class TokenPanel(Vertical):
         return self._view
 
     def show(self, view: TokenLedger) -> None:
+        if view == self._view and self.is_mounted:
+            return  # shown already: seven labels updated with the same text, and a layout pass
         self._view = view
         if self.is_mounted:
             self._render_view()

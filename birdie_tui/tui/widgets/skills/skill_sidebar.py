@@ -120,6 +120,8 @@ class SkillSidebar(Vertical):
 
     def set_skills(self, rows: list[SkillRow], broken: list[BrokenSkillFile]) -> None:
         """Show the engine's truth, keeping the highlighted skill and the scroll position."""
+        if self.is_mounted and list(rows) == self._rows and list(broken) == self._broken:
+            return  # shown already (the list rebuilt with the same rows draws the same cells)
         keep = self.highlighted_name
         scroll_y = self._list.scroll_y if self.is_mounted else 0
         self._rows = list(rows)
