@@ -13,13 +13,13 @@ from typing import Any
 import anthropic
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     BaseMessage,
     SystemMessage,
     ToolMessage,
 )
 
 from birdie_tui.providers.catalog import default_max_output
+from birdie_tui.providers.coalesce import Piece
 from birdie_tui.providers.config import DEFAULT_MODELS, KEY_VARS, ProviderConfig
 from birdie_tui.providers.sdk_base import (
     SDKChatModel,
@@ -111,7 +111,7 @@ class AnthropicChatModel(SDKChatModel):
 
     async def _vendor_stream(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
                              stop: list[str] | None, state: StreamState
-                             ) -> AsyncIterator[AIMessageChunk]:
+                             ) -> AsyncIterator[Piece]:
         stream = await self._client.messages.create(**self._request(messages, tools, stop))
         state.started = True
         counts = {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0}
@@ -127,11 +127,11 @@ class AnthropicChatModel(SDKChatModel):
                                                   args=block.input or "")
                         yield call_chunk(piece)
                     elif block.type == "text" and block.text:
-                        yield AIMessageChunk(content=block.text)
+                        yield block.text
                 elif kind == "content_block_delta":
                     delta = event.delta
                     if delta.type == "text_delta" and delta.text:
-                        yield AIMessageChunk(content=delta.text)
+                        yield delta.text
                     elif delta.type == "input_json_delta" and delta.partial_json:
                         piece = state.calls.chunk(event.index, args=delta.partial_json)
                         yield call_chunk(piece)

@@ -19,6 +19,10 @@ event, about 0.5 ms; that was most of what a streamed reply cost with nothing dr
 - anything that is not plain text (a tool-call piece, the end of the stream, an error) first
   sends what is held, so the order holds. The end goes out as soon as it is read; since no read
   runs while text is held, the last text may wait the rest of its window, never longer.
+
+A source gives plain text as a `str` (an adapter's text of one network read) and anything else
+as an `AIMessageChunk`: a message object is built once per chunk sent, not once per read
+(bench/RESULTS.md §37). Whatever the source gives, what comes out is `AIMessageChunk`s.
 """
 
 from __future__ import annotations
@@ -26,8 +30,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TypeAlias
 
 from langchain_core.messages import AIMessageChunk
+
+# What a vendor stream yields: text as a plain string, anything else (tool-call pieces, the
+# chunks of adapters that build their own) as a message chunk.
+Piece: TypeAlias = "AIMessageChunk | str"
 
 # 33 ms: about one frame at 30 fps. The screen shows a reply at 10 frames a second, so the
 # wait is invisible; at 200 tok/s it merges ~6 tokens a chunk (§21 compares 16, 33 and 50).
@@ -43,6 +52,17 @@ def _plain_text(chunk: AIMessageChunk) -> bool:
     """A chunk that is only text, safe to join with its neighbours."""
     return (isinstance(chunk.content, str) and bool(chunk.content) and not chunk.tool_call_chunks
             and not chunk.usage_metadata and not chunk.response_metadata)
+
+
+def _text_of(piece: Piece) -> str | None:
+    """The text of a piece that is only text ("" for an empty string), else None."""
+    if isinstance(piece, str):
+        return piece
+    return piece.content if _plain_text(piece) else None  # type: ignore[return-value]
+
+
+def _as_chunk(piece: Piece) -> AIMessageChunk:
+    return piece if isinstance(piece, AIMessageChunk) else AIMessageChunk(content=piece)
 
 
 class _Window:
@@ -79,7 +99,7 @@ class _Window:
         self.draining, self.drain_until = True, self.loop.time() + self.window
 
 
-async def _served_at_once(reading: asyncio.Future[AIMessageChunk]) -> bool:
+async def _served_at_once(reading: asyncio.Future[Piece]) -> bool:
     """Whether `reading` completes within PROBE_TURNS turns of the loop."""
     for _ in range(PROBE_TURNS):
         if reading.done():
@@ -88,17 +108,18 @@ async def _served_at_once(reading: asyncio.Future[AIMessageChunk]) -> bool:
     return reading.done()
 
 
-async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM_WINDOW
+async def coalesce(source: AsyncIterator[Piece], window: float = STREAM_WINDOW
                    ) -> AsyncGenerator[AIMessageChunk, None]:
-    """`source`'s chunks with plain text merged as the module says. A read may run while a
-    chunk is out with the consumer; closing this closes `source`."""
+    """`source`'s pieces with plain text merged as the module says, as message chunks. A read
+    may run while a chunk is out with the consumer; closing this closes `source`."""
     if window <= 0:
-        async for chunk in source:
-            yield chunk
+        async for piece in source:
+            if not isinstance(piece, str) or piece:  # an empty string carries nothing
+                yield _as_chunk(piece)
         return
     loop = asyncio.get_running_loop()
     state = _Window(loop, window)
-    reading: asyncio.Future[AIMessageChunk] | None = None
+    reading: asyncio.Future[Piece] | None = None
     try:
         while True:
             if reading is None:
@@ -119,12 +140,15 @@ async def coalesce(source: AsyncIterator[AIMessageChunk], window: float = STREAM
                     yield state.take()
                 raise
             reading = None
-            if not _plain_text(chunk):
+            text = _text_of(chunk)
+            if text is None:
                 if state.held:
                     yield state.take()
-                yield chunk
-            elif state.add(chunk.content):  # type: ignore[arg-type]
-                yield chunk
+                yield _as_chunk(chunk)
+            elif not text:
+                continue  # an empty string carries nothing
+            elif state.add(text):
+                yield _as_chunk(chunk)  # alone: its one message is built here
             elif state.draining and loop.time() >= state.drain_until:
                 yield state.take()  # a long backlog still shows once a window
         if state.held:  # the end of the stream sends what is held at once

@@ -12,13 +12,13 @@ from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     BaseMessage,
     SystemMessage,
     ToolMessage,
 )
 from mistralai.client import Mistral
 
+from birdie_tui.providers.coalesce import Piece
 from birdie_tui.providers.config import DEFAULT_MODELS, KEY_VARS, ProviderConfig
 from birdie_tui.providers.errors import exception_names
 from birdie_tui.providers.sdk_base import (
@@ -125,7 +125,7 @@ class MistralChatModel(SDKChatModel):
 
     async def _vendor_stream(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
                              stop: list[str] | None, state: StreamState
-                             ) -> AsyncIterator[AIMessageChunk]:
+                             ) -> AsyncIterator[Piece]:
         converted, back = to_mistral_messages(messages)
         params: dict[str, Any] = {"model": self.model_name, "messages": converted}
         if tools:
@@ -151,7 +151,7 @@ class MistralChatModel(SDKChatModel):
                 for choice in chunk.choices[:1]:
                     text = _delta_text(choice.delta.content)
                     if text:
-                        yield AIMessageChunk(content=text)
+                        yield text
                     for call in choice.delta.tool_calls or ():
                         call_id = call.id if call.id and call.id != "null" else None
                         piece = state.calls.chunk(

@@ -11,13 +11,13 @@ from typing import Any
 import openai
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     BaseMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
 )
 
+from birdie_tui.providers.coalesce import Piece
 from birdie_tui.providers.config import DEFAULT_MODELS, KEY_VARS, ProviderConfig
 from birdie_tui.providers.sdk_base import (
     SDKChatModel,
@@ -116,9 +116,10 @@ class OpenAICompatChatModel(SDKChatModel):
 
     async def _vendor_stream(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
                              stop: list[str] | None, state: StreamState
-                             ) -> AsyncIterator[AIMessageChunk]:
+                             ) -> AsyncIterator[Piece]:
         # The raw body, not the SDK's stream: building a typed object per token cost more than
         # everything else a token goes through (status errors and retries stay the SDK's).
+        # A read's text goes out as a plain string: coalesce builds one message per window.
         params = self._request(messages, tools, stop)
         async with self._client.chat.completions.with_streaming_response.create(
                 **params) as response:
@@ -132,7 +133,7 @@ class OpenAICompatChatModel(SDKChatModel):
                     for piece in _apply(json.loads(payload), state, text, response):
                         yield piece
                 if text:
-                    yield AIMessageChunk(content="".join(text))
+                    yield "".join(text)
         if state.finish_reason is None and self.vendor not in ("openai", "azure"):
             # Some compatible servers end with [DONE] but no finish_reason: a clean end is
             # accepted from them (a cut connection still raises in the loop above).
@@ -140,7 +141,7 @@ class OpenAICompatChatModel(SDKChatModel):
 
 
 def _apply(chunk: dict[str, Any], state: StreamState, text: list[str],
-           response: Any) -> list[AIMessageChunk]:
+           response: Any) -> list[Piece]:
     """One chat-completion chunk: text joins `text`; a tool-call piece is returned (after the
     text before it, so the order holds); usage and the finish reason go to `state`."""
     if chunk.get("error"):  # an error event in the middle of the stream
@@ -150,13 +151,13 @@ def _apply(chunk: dict[str, Any], state: StreamState, text: list[str],
                               response.http_request, body=error)
     if chunk.get("usage"):
         state.usage = _usage(chunk["usage"])
-    out: list[AIMessageChunk] = []
+    out: list[Piece] = []
     for choice in (chunk.get("choices") or [])[:1]:  # we never ask for n > 1
         delta = choice.get("delta") or {}
         text.append((delta.get("content") or "") + (delta.get("refusal") or ""))
         for call in delta.get("tool_calls") or []:
             if any(text):
-                out.append(AIMessageChunk(content="".join(text)))
+                out.append("".join(text))
             text.clear()
             fn = call.get("function") or {}
             key = call.get("index") if call.get("index") is not None else (call.get("id") or None)

@@ -18,7 +18,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
-from birdie_tui.providers.coalesce import coalesce
+from birdie_tui.providers.coalesce import Piece, coalesce
 from birdie_tui.providers.errors import ProviderError, StreamCut, classify_error
 from birdie_tui.providers.streaming import ToolCallChunks, usage_metadata
 from birdie_tui.providers.tokens import estimate_message_tokens, estimate_tokens
@@ -87,7 +87,8 @@ class SDKChatModel(BaseChatModel):
     # -- to implement ---------------------------------------------------------------------
     def _vendor_stream(self, messages: list[BaseMessage], tools: list[dict[str, Any]],
                        stop: list[str] | None, state: StreamState
-                       ) -> AsyncIterator[AIMessageChunk]:
+                       ) -> AsyncIterator[Piece]:
+        """The vendor's stream: text as plain strings, anything else as message chunks."""
         raise NotImplementedError
 
     # -- shared ---------------------------------------------------------------------------

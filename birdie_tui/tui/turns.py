@@ -39,12 +39,12 @@ if TYPE_CHECKING:
     from birdie_tui.tui.main_screen import MainScreen
 
 
-# Tokens are posted to the screen at most this often, joined: a fast model sends hundreds a
-# second, and one message per token costs more than the frame that shows them.
-TOKEN_BATCH_SECONDS = 1 / 60
 # A turn left at its approval dialog ends by itself at once; this only bounds a wait that
 # something else holds up (then the turn is cancelled as Esc does).
 LEAVE_SECONDS = 10.0
+# Tokens are posted to the screen at most this often, joined: a source that sends a token a
+# loop turn would otherwise cost a message each, more than the frames that show them.
+TOKEN_POST_SECONDS = 1 / 60
 
 # What a gated call's block says while its dialog is open, and after "not now".
 WAITING = "waiting for approval"
@@ -63,7 +63,8 @@ class TurnRunner:
         # Streamed, not yet posted: runs of the parent's tokens and of each child's, in order
         # (the key: "" for the parent, else the child's id).
         self._tokens: list[tuple[str, str, list[str]]] = []
-        self._flush_handle: asyncio.TimerHandle | None = None
+        self._flush_handle: asyncio.Handle | None = None
+        self._posted_at = float("-inf")  # when tokens were last posted (the loop's clock)
         self.text = ""  # the message this turn answers ("" for a resumed step)
         self.record: list[Any] = []  # the turn's events so far, to show it again
         self.shown = True  # its session is the one on screen
@@ -203,8 +204,14 @@ class TurnRunner:
         else:
             self._tokens.append((child, agent, [text]))
         if self._flush_handle is None:
+            # On the loop's next turn, joined with whatever else the stream had ready, unless
+            # tokens were posted less than TOKEN_POST_SECONDS ago: a provider's chunk (merged
+            # per window already, providers/coalesce.py) waits for no timer (bench/RESULTS.md
+            # §37), a flood of tokens is still posted 60 times a second at most.
             loop = asyncio.get_running_loop()
-            self._flush_handle = loop.call_later(TOKEN_BATCH_SECONDS, self._post_tokens)
+            wait = self._posted_at + TOKEN_POST_SECONDS - loop.time()
+            self._flush_handle = (loop.call_soon(self._post_tokens) if wait <= 0 else
+                                  loop.call_later(wait, self._post_tokens))
 
     def _post_tokens(self) -> None:
         """The tokens buffered so far, one `token` event per run of one stream (a sub-agent's
@@ -213,6 +220,8 @@ class TurnRunner:
             self._flush_handle.cancel()
             self._flush_handle = None
         runs, self._tokens = self._tokens, []
+        if runs:
+            self._posted_at = asyncio.get_running_loop().time()
         for child, agent, texts in runs:
             token = TokenStreamed("".join(texts))
             self._post(ChildEvent(child, agent, token) if child else token)

@@ -185,3 +185,44 @@ async def test_no_window_passes_every_chunk_through():
     """A window of 0 keeps one chunk per source chunk."""
     script = Script(text(["a", "b", "c"]))
     assert [c.content for _, c in await collect(script, 0)] == ["a", "b", "c"]
+
+
+class CountedChunks:
+    """Counts the message chunks built while it is on (`AIMessageChunk.__init__`)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.built = 0
+        init = AIMessageChunk.__init__
+
+        def counted(chunk: AIMessageChunk, *args: object, **kwargs: object) -> None:
+            self.built += 1
+            init(chunk, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(AIMessageChunk, "__init__", counted)
+
+
+async def test_text_as_plain_strings_costs_one_message_a_chunk_sent(monkeypatch):
+    """A source's text given as plain strings (an adapter's text of one read) is merged as
+    message chunks are and comes out as message chunks; a message is built per chunk sent,
+    none per piece read. Other pieces keep their place and pass as they are."""
+    words = [f"w{i} " for i in range(50)]
+    last = AIMessageChunk(content="", response_metadata={"finish_reason": "stop"})
+    steps: list[tuple[float, AIMessageChunk | Exception | str]] = [
+        (0.0 if i == 0 else 0.01, w) for i, w in enumerate(words)]
+    script = Script(steps + [(0.01, ""), (0.01, last)])  # type: ignore[arg-type]
+    counted = CountedChunks(monkeypatch)
+    out = [c for _, c in await collect(script)]
+    assert all(isinstance(c, AIMessageChunk) for c in out)
+    assert "".join(c.content for c in out[:-1]) == "".join(words)  # type: ignore[misc]
+    assert out[-1] is last and out[0].content == "w0 "
+    assert 2 <= len(out) - 1 < 10
+    assert counted.built == len(out) - 1  # the merged chunks; `last` was the source's
+
+
+async def test_no_window_turns_plain_strings_into_chunks():
+    """A window of 0 gives one message chunk per string with text (an empty one carries
+    nothing) and passes message chunks as they are."""
+    last = AIMessageChunk(content="", response_metadata={"finish_reason": "stop"})
+    script = Script([(0.0, "a"), (0.0, ""), (0.0, "b"), (0.0, last)])  # type: ignore[list-item]
+    out = [c for _, c in await collect(script, 0)]
+    assert [c.content for c in out] == ["a", "b", ""] and out[-1] is last

@@ -10,6 +10,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from birdie_tui.agent.engine import INTERRUPTED_MARK
 from birdie_tui.agent.history import history_problems
+from birdie_tui.providers.factory import load_adapter
+from tests.providers.test_coalesce import CountedChunks
 
 from .conftest import FAST, SECRET, VENDORS, kinds, run
 
@@ -119,6 +121,25 @@ async def test_a_fast_paced_reply_is_merged_per_window(vendor, server, make_engi
     assert "".join(tokens) == "".join(words)
     assert tokens[0] == "w0 " and 2 <= len(tokens) <= 30
     assert kinds(events).count("usage") == 1 and events[-1].text == "".join(words)
+
+
+async def test_a_paced_reply_builds_one_message_a_chunk_sent(vendor, server, monkeypatch):
+    """The adapter hands each read's text on as a plain string: through each vendor's real SDK,
+    a reply paced at a token every 5 ms builds one message chunk per chunk the model sends on
+    (merged text, the last chunk with usage), none per network read."""
+    words = [f"w{i} " for i in range(40)]
+    reply = vendor.reply(words)
+    reply.gap = 0.005
+    server.script(reply)
+    model = load_adapter(vendor.name).from_config(vendor.config(server))
+    counted = CountedChunks(monkeypatch)
+    try:
+        out = [chunk.message async for chunk in model._astream([HumanMessage("paced")])]
+    finally:
+        await model.aclose()
+    assert "".join(str(m.content) for m in out) == "".join(words)
+    assert out[-1].usage_metadata is not None and len(out) < len(words) // 2
+    assert counted.built == len(out)
 
 
 async def test_a_fast_paced_tool_call_still_parses(vendor, server, make_engine):

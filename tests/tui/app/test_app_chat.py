@@ -63,6 +63,29 @@ async def test_a_fast_reply_reaches_the_screen_in_few_messages(any_app):
 
 
 @pytest.mark.app
+async def test_a_token_after_a_pause_is_posted_on_the_next_turn(monkeypatch):
+    """A token that arrives after a pause (a provider's chunk, merged per window already) is
+    posted to the screen on the loop's next turn, not held for a timer: when the door is asked
+    for the event after the next one, the first token is on its way to the screen."""
+    monkeypatch.delenv("BIRDIE_OFFLINE_TPS", raising=False)  # the fake: a loop turn an event
+    posted: list[list[str]] = []
+
+    def script(text: str):
+        yield TokenStreamed("Hello")
+        yield TokenStreamed(", world")  # asked for one loop turn after the first
+        posted.append([e.text for e in app.main.turns.record if isinstance(e, TokenStreamed)])
+        yield TurnDone("Hello, world")
+
+    app = create_app([], cursor_blink=False, door_factory=FakeDoor.factory(FakeDoor(script=script)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot, app)
+        await send(pilot, app, "hi")
+        await wait_turn(pilot, app)
+        assert posted == [["Hello"]]
+        assert app.query_one(AssistantMessage).text == "Hello, world"
+
+
+@pytest.mark.app
 async def test_tool_call_block_and_result(any_app):
     """A tool call shows a block with its literal result; a failing tool's block is an error."""
     app = any_app()
