@@ -1,7 +1,8 @@
 """The assistant's reply: Markdown streamed in batches, split across widgets when it grows long.
 
 Tokens arrive far faster than Markdown can re-render, so `append` only buffers and asks for a
-flush, which starts when `FlushPacer` allows (at most 15 a second, see flush_pacer). Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
+flush, which starts when `FlushPacer` allows (at most 10 a second, see flush_pacer).
+Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
 append, so a long reply is cut into several Markdown widgets at block boundaries (never inside a
 code fence): a 200-item list or a long blockquote would otherwise make every flush O(reply). A
 flush that took d seconds is followed by at least d seconds of idle loop, so the composer keeps
