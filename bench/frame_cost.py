@@ -34,19 +34,14 @@ import collections
 import json
 import os
 import resource
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import sse_server  # noqa: E402  (bench/, next to this file)
-
-PROMPT = "Please write the bird survey report"
-PROMPT_WORD = "survey"
+from headless_reply import FirstToken, run_child as run_reply, send_prompt, wait_ready  # noqa: E402
 
 
 def _cpu() -> float:
@@ -165,31 +160,15 @@ def install(meter: Meter) -> None:
 
 async def run_child(skip: float, window: float, profile: str | None) -> dict[str, Any]:
     from birdie_tui.tui import create_app
-    from birdie_tui.tui.messages import EngineEvent
 
     meter = Meter()
     install(meter)
-    first: list[float] = []
-
-    def hook(message: object) -> None:
-        if not first and isinstance(message, EngineEvent) and message.type == "token":
-            first.append(time.perf_counter())
-
+    first = FirstToken()
     app = create_app([], cursor_blink=False)
-    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
-        deadline = time.perf_counter() + 120
-        while not (app.birdie is not None and app.ready.is_set()):
-            if time.perf_counter() > deadline:
-                raise SystemExit("engine did not become ready")
-            await asyncio.sleep(0.05)
+    async with app.run_test(size=(120, 40), message_hook=first) as pilot:
+        await wait_ready(app)
         await pilot.pause()
-        composer = app.query_one("#composer")
-        composer.load_text(PROMPT)  # type: ignore[attr-defined]
-        composer.focus()
-        await pilot.press("enter")
-        while not first:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(max(0.0, first[0] + skip - time.perf_counter()))
+        await send_prompt(app, pilot, first, skip)
         profiler = None
         if profile:
             import cProfile
@@ -233,26 +212,9 @@ def main() -> None:
         result = asyncio.run(run_child(opts.skip, opts.window, opts.profile))
         print("RESULT " + json.dumps(result))
         return
-    srv = sse_server.SSEServer(tps=opts.tps, tokens=10_000, prompt_word=PROMPT_WORD,
-                               long_once=True).start()
-    try:
-        env = {**os.environ, "BIRDIE_HOME": tempfile.mkdtemp(prefix="birdie-frame-"),
-               "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
-               "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
-        for key in ("ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GEMINI_API_KEY",
-                    "LLM_PROVIDER_CONFIG", "BIRDIE_OFFLINE_TPS"):
-            env.pop(key, None)
-        cmd = [sys.executable, __file__, "--child", "--skip", str(opts.skip),
-               "--window", str(opts.window)] + (["--profile", opts.profile] if opts.profile
-                                               else [])
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-    finally:
-        srv.stop()
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
-    if out.returncode != 0 or not lines:
-        raise SystemExit(f"child failed (rc {out.returncode}):\n{out.stdout[-3000:]}\n"
-                         f"{out.stderr[-3000:]}")
-    result = json.loads(lines[-1][len("RESULT "):])
+    args = ["--skip", str(opts.skip), "--window", str(opts.window)]
+    result = run_reply(__file__, args + (["--profile", opts.profile] if opts.profile else []),
+                       tps=opts.tps, prefix="birdie-frame-")
     print(f"load {os.getloadavg()[0]:.2f}; window {result['window_s']:.1f} s at {opts.tps:g} tok/s")
     print(f"cpu {result['cpu_cores']:.3f} cores (UI thread {result['ui_thread_cores']:.3f}); "
           f"worst paint gap {result['worst_gap_ms']:.0f} ms")

@@ -20,10 +20,7 @@ import argparse
 import asyncio
 import collections
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -31,8 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import sse_server  # noqa: E402  (bench/, next to this file)
-from frame_cost import PROMPT, PROMPT_WORD  # noqa: E402
+from headless_reply import FirstToken, run_child as run_reply, send_prompt, wait_ready  # noqa: E402
 
 HERE = Path(__file__).resolve()
 SKIP = ("/textual/", "/rich/", "/asyncio/", str(HERE))
@@ -198,30 +194,17 @@ async def measure(trace: Trace, seconds: float) -> dict[str, Any]:
 
 async def run_child(idle: float, skip: float, window: float) -> dict[str, Any]:
     from birdie_tui.tui import create_app
-    from birdie_tui.tui.messages import EngineEvent
 
     trace = Trace()
     install(trace)
-    first: list[float] = []
-
-    def hook(message: object) -> None:
-        if not first and isinstance(message, EngineEvent) and message.type == "token":
-            first.append(time.perf_counter())
-
+    first = FirstToken()
     app = create_app([], cursor_blink=True)
     out: dict[str, Any] = {}
-    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
-        while not (app.birdie is not None and app.ready.is_set()):
-            await asyncio.sleep(0.05)
+    async with app.run_test(size=(120, 40), message_hook=first) as pilot:
+        await wait_ready(app)
         await asyncio.sleep(2.0)  # the boot's own work done
         out["idle"] = await measure(trace, idle)
-        composer = app.query_one("#composer")
-        composer.load_text(PROMPT)  # type: ignore[attr-defined]
-        composer.focus()
-        await pilot.press("enter")
-        while not first:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(max(0.0, first[0] + skip - time.perf_counter()))
+        await send_prompt(app, pilot, first, skip)
         out["stream"] = await measure(trace, window)
         await app.main.turns.cancel()
     return out
@@ -237,25 +220,8 @@ def main() -> None:
     if opts.child:
         print("RESULT " + json.dumps(asyncio.run(run_child(opts.idle, opts.skip, opts.window))))
         return
-    srv = sse_server.SSEServer(tps=200, tokens=10_000, prompt_word=PROMPT_WORD,
-                               long_once=True).start()
-    try:
-        env = {**os.environ, "BIRDIE_HOME": tempfile.mkdtemp(prefix="birdie-sources-"),
-               "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
-               "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
-        for key in ("ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GEMINI_API_KEY",
-                    "LLM_PROVIDER_CONFIG", "BIRDIE_OFFLINE_TPS"):
-            env.pop(key, None)
-        cmd = [sys.executable, __file__, "--child", "--idle", str(opts.idle), "--skip",
-               str(opts.skip), "--window", str(opts.window)]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-    finally:
-        srv.stop()
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
-    if out.returncode != 0 or not lines:
-        raise SystemExit(f"child failed (rc {out.returncode}):\n{out.stdout[-3000:]}\n"
-                         f"{out.stderr[-3000:]}")
-    result = json.loads(lines[-1][len("RESULT "):])
+    result = run_reply(__file__, ["--idle", str(opts.idle), "--skip", str(opts.skip),
+                                  "--window", str(opts.window)], tps=200, prefix="birdie-sources-")
     Path("/tmp/frame_sources_timeline.txt").write_text(
         "\n".join(result["stream"]["timeline"]))
     for phase, data in result.items():

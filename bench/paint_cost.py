@@ -26,19 +26,15 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import sse_server  # noqa: E402  (bench/, next to this file)
+from headless_reply import FirstToken, run_child as run_reply, send_prompt, wait_ready  # noqa: E402
 
-PROMPT = "Please write the bird survey report"
-PROMPT_WORD = "survey"
 MOVE = re.compile(r"\x1b\[\d+;\d+H")  # what `Control.move_to` writes
 
 
@@ -93,29 +89,13 @@ def measure(app: Any, paints: int, rounds: int) -> dict[str, Any]:
 
 async def run_child(skip: float, paints: int, rounds: int) -> dict[str, Any]:
     from birdie_tui.tui import create_app
-    from birdie_tui.tui.messages import EngineEvent
 
-    first: list[float] = []
-
-    def hook(message: object) -> None:
-        if not first and isinstance(message, EngineEvent) and message.type == "token":
-            first.append(time.perf_counter())
-
+    first = FirstToken()
     app = create_app([], cursor_blink=False)
-    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
-        deadline = time.perf_counter() + 120
-        while not (app.birdie is not None and app.ready.is_set()):
-            if time.perf_counter() > deadline:
-                raise SystemExit("engine did not become ready")
-            await asyncio.sleep(0.05)
+    async with app.run_test(size=(120, 40), message_hook=first) as pilot:
+        await wait_ready(app)
         await pilot.pause()
-        composer = app.query_one("#composer")
-        composer.load_text(PROMPT)  # type: ignore[attr-defined]
-        composer.focus()
-        await pilot.press("enter")
-        while not first:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(max(0.0, first[0] + skip - time.perf_counter()))
+        await send_prompt(app, pilot, first, skip)
         result = measure(app, paints, rounds)  # the loop waits: one frame, painted many times
         await app.main.turns.cancel()
     return result
@@ -133,25 +113,8 @@ def main() -> None:
         print("RESULT " + json.dumps(asyncio.run(run_child(opts.skip, opts.paints,
                                                            opts.rounds))))
         return
-    srv = sse_server.SSEServer(tps=opts.tps, tokens=10_000, prompt_word=PROMPT_WORD,
-                               long_once=True).start()
-    try:
-        env = {**os.environ, "BIRDIE_HOME": tempfile.mkdtemp(prefix="birdie-paint-"),
-               "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
-               "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
-        for key in ("ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GEMINI_API_KEY",
-                    "LLM_PROVIDER_CONFIG", "BIRDIE_OFFLINE_TPS"):
-            env.pop(key, None)
-        cmd = [sys.executable, __file__, "--child", "--skip", str(opts.skip),
-               "--paints", str(opts.paints), "--rounds", str(opts.rounds)]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-    finally:
-        srv.stop()
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
-    if out.returncode != 0 or not lines:
-        raise SystemExit(f"child failed (rc {out.returncode}):\n{out.stdout[-3000:]}\n"
-                         f"{out.stderr[-3000:]}")
-    result = json.loads(lines[-1][len("RESULT "):])
+    result = run_reply(__file__, ["--skip", str(opts.skip), "--paints", str(opts.paints),
+                                  "--rounds", str(opts.rounds)], tps=opts.tps, prefix="birdie-paint-")
     print(f"load {os.getloadavg()[0]:.2f}; {opts.paints} paints × {opts.rounds} rounds of the "
           f"chat's rows, {opts.skip:g} s into the reply")
     for name, row in result.items():
