@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate, Compositor
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
 from textual.screen import Screen
@@ -23,6 +23,8 @@ from textual.widgets import Markdown, Static
 
 from birdie_tui.tui.layout_pass import SettledScreen
 from birdie_tui.tui.paint import JoinedChopsUpdate
+
+from .test_layout_pass import Host
 
 MARKDOWN = """# Birds
 
@@ -65,15 +67,6 @@ class Layered(Screen[None]):
 class SettledLayered(SettledScreen[None]):
     DEFAULT_CSS = CSS
     compose = Layered.compose
-
-
-class Host(App[None]):
-    def __init__(self, screen: type[Screen[Any]]) -> None:
-        super().__init__()
-        self._screen_type = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen_type())
 
 
 def _stock_chops(compositor: Compositor, crop: Region, lines: set[int]) -> Any:
