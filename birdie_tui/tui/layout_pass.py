@@ -65,6 +65,20 @@ def marked_in_pass(compositor: Compositor) -> set[Widget]:
     return {widget for widget in compositor.visible_widgets if widget._repaint_regions}
 
 
+def forget_drawn(compositor: Compositor) -> None:
+    """Repaints asked for before a paint that drew them: dropped, not sent to the screen.
+
+    A widget's `refresh()` reaches the screen as an `Update` message at the widget's next idle
+    moment. When a paint has already drawn what it asked for (a layout pass paints the
+    scrollbars it moved, bench/RESULTS.md §24), that message came after the frame and gave the
+    screen a compositor refresh with nothing left to draw: ~9 a second while a reply streams
+    (bench/RESULTS.md §35). An `Update` only draws the widget's repaint regions; with none
+    left it draws nothing, so it is not sent. A refresh after this paint asks again."""
+    for widget in compositor.visible_widgets:
+        if widget._repaint_required and not widget._repaint_regions:
+            widget._repaint_required = False
+
+
 class CroppedCompositor(Compositor):
     """A compositor that renders, for an update, only what the update can show.
 
@@ -103,8 +117,9 @@ class CroppedCompositor(Compositor):
 
 
 class SettledScreen(Screen[ScreenResultType]):
-    """A screen whose layout passes settle sizes in one go, paint what they mark and render
-    only what an update shows (see the module and `CroppedCompositor`)."""
+    """A screen whose layout passes settle sizes in one go, paint what they mark, render only
+    what an update shows (see the module and `CroppedCompositor`), and send no repaint its
+    paint already drew (`forget_drawn`)."""
 
     _in_layout_pass = False
 
@@ -125,6 +140,8 @@ class SettledScreen(Screen[ScreenResultType]):
         if self._in_layout_pass:  # the pass's own paint: take the scrollbars it moved along
             self._compositor.update_widgets(marked_in_pass(self._compositor))
         super()._compositor_refresh()
+        if self is self.app.screen:  # their repaint requests, now drawn, send nothing
+            forget_drawn(self._compositor)
 
 
 _FIXED = {Unit.CELLS, Unit.AUTO}

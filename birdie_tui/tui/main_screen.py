@@ -16,7 +16,6 @@ import logging
 from typing import TYPE_CHECKING, Any, Never
 
 from textual import events, on
-from textual._compositor import Compositor
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -82,20 +81,6 @@ CLICK_FOCUSABLE = frozenset({"composer", "search-input"})  # widget ids
 SKILL_LIST_KEYS = ("space",)
 
 
-def forget_drawn(compositor: Compositor) -> None:
-    """Repaints asked for before a paint that drew them: dropped, not sent to the screen.
-
-    A widget's `refresh()` reaches the screen as an `Update` message at the widget's next idle
-    moment. When a paint has already drawn what it asked for (a layout pass paints the
-    scrollbars it moved, bench/RESULTS.md §24), that message came after the frame and gave the
-    screen a compositor refresh with nothing left to draw: ~9 a second while a reply streams
-    (bench/RESULTS.md §35). An `Update` only draws the widget's repaint regions; with none
-    left it draws nothing, so it is not sent. A refresh after this paint asks again."""
-    for widget in compositor.visible_widgets:
-        if widget._repaint_required and not widget._repaint_regions:
-            widget._repaint_required = False
-
-
 class MainScreen(ScreenActions, SettledScreen[None]):
     # Ids keep the `app.` prefix: they are what users name in their keymap
     # (docs/contracts.md, Key binding ids).
@@ -147,11 +132,6 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.mentions = MentionCompletion(self)
 
     # ------------------------------------------------------------------ layout
-    def _compositor_refresh(self) -> None:
-        super()._compositor_refresh()
-        if self is self.app.screen:
-            forget_drawn(self._compositor)
-
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Horizontal(id="body"):

@@ -16,8 +16,8 @@ from textual.widgets import Markdown, Static
 
 from birdie_tui.events import SkillsChanged, TokenStreamed, TurnDone, TurnEvent
 from birdie_tui.tui import create_app
-from birdie_tui.tui.layout_pass import SettledScreen
-from birdie_tui.tui.main_screen import MainScreen, forget_drawn
+from birdie_tui.tui.layout_pass import SettledScreen, forget_drawn, marked_in_pass
+from birdie_tui.tui.main_screen import MainScreen
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ReplyMarkdown
 from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
@@ -141,20 +141,19 @@ async def test_a_paragraph_asks_for_its_layout_once_mounted():
 class TailScreen(CountingScreen):
     """An anchored log whose tail grows: each pass moves the log's scrollbar."""
 
-    forget = True
-
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="log"):
             yield Static("", id="tail")
 
-    def _compositor_refresh(self) -> None:
-        super()._compositor_refresh()
-        if self.forget:
-            forget_drawn(self._compositor)
-
 
 class StockTailScreen(TailScreen):
-    forget = False
+    """The settled screen's paint without `forget_drawn`: the drawn repaints are sent."""
+
+    def _compositor_refresh(self) -> None:
+        self.frames.refreshes += 1
+        if self._in_layout_pass:
+            self._compositor.update_widgets(marked_in_pass(self._compositor))
+        Screen._compositor_refresh(self)
 
 
 async def _grow_tail(screen: TailScreen) -> list[str]:
