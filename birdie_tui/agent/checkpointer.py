@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from birdie_tui.store.checkpoint_db import check_database, move_database_aside
+from birdie_tui.store.wal_mode import ensure_wal
 
 __all__ = ["open_checkpointer"]
 
@@ -37,6 +38,8 @@ async def _open(db: Path) -> tuple[Any, Any]:
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+    # LangGraph's setup switches to WAL without retrying: done first, its switch is a no-op.
+    await asyncio.to_thread(ensure_wal, db)
     conn = await aiosqlite.connect(str(db))
     try:
         saver = AsyncSqliteSaver(conn)

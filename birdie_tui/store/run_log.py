@@ -27,11 +27,13 @@ from .paths import BirdiePaths, validate_user
 from .protocols import RunLogProtocol
 from .recovery import announce
 from .run_rows import COLUMNS, record_from_row, record_row, stamp
+from .wal_mode import switch_to_wal
 
 __all__ = ["COLUMNS", "RunLogError", "SCHEMA_VERSION", "SqliteRunLog", "open_run_log",
            "record_from_row", "record_row", "stamp"]
 
 SCHEMA_VERSION = 1
+_BUSY_SECONDS = 30.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -87,6 +89,8 @@ class SqliteRunLog:
         try:
             paths.ensure_user_dir(self.user)
             self._conn = self._open()
+        except RunLogError:
+            raise
         except OSError as exc:  # a read-only home
             raise RunLogError(f"cannot open the run log {self.path}: "
                               f"{exc.strerror or exc}") from None
@@ -104,11 +108,11 @@ class SqliteRunLog:
             return self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+        conn = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None,
                                check_same_thread=False)
         versions: builtins.list[int] = []
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            switch_to_wal(conn, _BUSY_SECONDS)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("BEGIN IMMEDIATE")
             for statement in _SCHEMA.split(";"):

@@ -209,8 +209,11 @@ def test_a_newer_log_is_refused_not_written(tmp_path: Path) -> None:
     conn.execute("UPDATE schema_version SET version = 99")
     conn.commit()
     conn.close()
-    with pytest.raises(RunLogError, match="schema version 99, newer than this birdie-tui"):
+    with pytest.raises(RunLogError) as caught:
         SqliteRunLog(paths, "alice")
+    assert str(caught.value) == (f"the run log {paths.runs_db('alice')} has schema version 99, "
+                                 "newer than this birdie-tui knows (1): upgrade birdie-tui to "
+                                 "use it")
 
 
 def test_a_home_it_cannot_write_is_one_line(tmp_path: Path) -> None:
