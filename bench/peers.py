@@ -245,9 +245,25 @@ def _workdir(home: Path) -> Path:
 
 def birdie_code_env() -> dict[str, str]:
     """The bench's own PYTHONPATH for birdie-tui, so a worktree run with `PYTHONPATH=$PWD`
-    measures that tree's code, not the one the venv's entry point was installed from."""
+    measures that tree's code, not the one the venv's entry point was installed from; that
+    code's bytecode compiled first (`compile_birdie_code`)."""
     path = os.environ.get("PYTHONPATH")
+    compile_birdie_code()
     return {"PYTHONPATH": path} if path else {}
+
+
+def compile_birdie_code() -> None:
+    """Compile the birdie-tui code the bench runs, where its bytecode is missing or stale. A
+    wheel install has it compiled; a source tree touched by git or an edit, run with
+    `PYTHONDONTWRITEBYTECODE=1` (which `base_env` sets), compiles its changed modules at every
+    start: a first paint ~25 % later than the same code installed (bench/RESULTS.md §39)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("birdie_tui")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            compileall.compile_dir(folder, quiet=1)
 
 
 def birdie_composer(screen: str) -> str | None:
