@@ -18,16 +18,20 @@ import os
 import threading
 from collections import deque
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported by the walk: attachments only need VCS_DIRS at first paint
+    import pathspec
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 DEFAULT_LIMIT = 200_000
 
-Rules = tuple[tuple[str, pathspec.GitIgnoreSpec], ...]  # (folder relative to the root, spec)
+Rules = tuple[tuple[str, "pathspec.GitIgnoreSpec"], ...]  # (folder relative to the root, spec)
 
 
 def _read_spec(path: Path) -> pathspec.GitIgnoreSpec | None:
+    import pathspec
+
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

@@ -4,7 +4,7 @@ interpreter: the saving is about what a new process builds."""
 
 from __future__ import annotations
 
-from tests.service.test_lazy_sdk import run
+from tests.service.test_lazy_packages import run
 
 MODELS = (
     "import pydantic\n"

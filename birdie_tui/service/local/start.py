@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, TypedDict
 
 from birdie_tui.events import ChangeEvent, SessionBusy, SessionOpened
-from birdie_tui.service.local.lazy_sdk import defer_sdk_client
+from birdie_tui.service.local.lazy_packages import defer_unused_packages
 from birdie_tui.service.protocol import BirdieError
 
 if TYPE_CHECKING:  # imported by `LocalBirdie.start`, off the event loop, after the first paint
@@ -42,10 +42,10 @@ def import_engine() -> ModuleType:
     objects that live as long as the process, so the collections their allocations trigger
     free almost nothing and cost ~50 ms of CPU on the way to the first answer. The collector
     stays on (paused outright it saves ~15 ms more but leaves ~1 MiB of garbage in the idle
-    RSS): bench/RESULTS.md §17. Run off the event loop. `langgraph_sdk`'s client is left out
-    (`lazy_sdk`), and pydantic models are built when first used."""
+    RSS): bench/RESULTS.md §17. Run off the event loop. Packages it needs one piece of are
+    left unrun (`lazy_packages`), and pydantic models are built when first used."""
     with _importing, models_built_on_first_use():
-        defer_sdk_client()
+        defer_unused_packages()
         thresholds = gc.get_threshold()
         gc.set_threshold(max(IMPORT_GC_THRESHOLD, thresholds[0]), *thresholds[1:])
         try:

@@ -1,6 +1,7 @@
-"""The local engine is imported without `langgraph_sdk`'s HTTP client, and the package is whole
-again the moment something asks for it (birdie_tui/service/local/lazy_sdk.py). Each check runs in
-a fresh interpreter: the saving is about what a new process loads."""
+"""The local engine is imported without `langgraph_sdk`'s HTTP client nor langsmith's ~160 API
+models, and each package is whole again the moment something asks for it
+(birdie_tui/service/local/lazy_packages.py). Each check runs in a fresh interpreter: the saving is
+about what a new process loads."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def run(home, code: str) -> dict:
 def test_the_engine_imports_without_the_sdk_client(isolated_home):
     """The door's engine import (with the offline model) leaves the SDK package's `__init__`
     unrun, so its client and that client's dependencies are not loaded. If a langgraph upgrade
-    asks the package for a name, this fails: the saving is gone and lazy_sdk can go."""
+    asks the package for a name, this fails: the saving is gone and its entry can go."""
     out = run(isolated_home, (
         "import json, sys\n"
         "from birdie_tui.service.local.start import import_engine\n"
@@ -71,3 +72,43 @@ def test_an_sdk_already_imported_is_left_alone(isolated_home):
         "import sys\n"
         "print(json.dumps({'same': sys.modules['langgraph_sdk'] is before}))\n"))
     assert out == {"same": True}
+
+
+def test_the_engine_imports_and_answers_without_langsmiths_api_models(isolated_home):
+    """Importing the engine, then a whole offline turn through the door, leaves the `__init__`
+    of `langsmith.types` unrun: its ~160 generated models are not loaded, only the submodule the
+    run trees import. If a langchain or langsmith upgrade asks the package for a name, this
+    fails: the saving is gone and its entry can go."""
+    out = run(isolated_home, (
+        "import asyncio, json, sys\n"
+        "from birdie_tui.service import local_birdie\n"
+        "async def main():\n"
+        "    birdie = local_birdie()\n"
+        "    await birdie.start()\n"
+        "    kinds = [type(e).__name__ async for e in birdie.send('hello there')]\n"
+        "    await birdie.close()\n"
+        "    return kinds\n"
+        "kinds = asyncio.run(main())\n"
+        "types = sys.modules['langsmith.types']\n"
+        "print(json.dumps({'answered': 'TurnDone' in kinds,\n"
+        "    'init_ran': 'Run' in vars(types),\n"
+        "    'models': sorted(m for m in sys.modules if m.startswith('langsmith.types.'))}))\n"))
+    assert out == {"answered": True, "init_ran": False,
+                   "models": ["langsmith.types.run_select_field"]}
+
+
+def test_asking_langsmith_for_its_types_loads_them_whole(isolated_home):
+    """After the engine's import, `from langsmith.types import Run`, `langsmith.types.Run`
+    (through langsmith's own lazy attribute) and a submodule import all get the real models."""
+    out = run(isolated_home, (
+        "import json\n"
+        "from birdie_tui.service.local.start import import_engine\n"
+        "import_engine()\n"
+        "import langsmith\n"
+        "from langsmith.types import Run\n"
+        "from langsmith.types.dataset import Dataset\n"
+        "print(json.dumps({'same': langsmith.types.Run is Run,\n"
+        "    'module': Run.__module__, 'dataset': Dataset.__module__,\n"
+        "    'fields': 'id' in Run.model_fields}))\n"))
+    assert out == {"same": True, "module": "langsmith.types.run",
+                   "dataset": "langsmith.types.dataset", "fields": True}
