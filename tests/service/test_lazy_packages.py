@@ -9,16 +9,21 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from birdie_tui.service.local.lazy_packages import DEFERRED
 from tests.conftest import clean_env
+from tests.providers.wire.conftest import SECRET, VENDORS
+from tests.providers.wire.loopback import LoopbackServer
 
 # The SDK client's own imports: none of them is needed by the local engine.
 CLIENT_ONLY = ("langgraph_sdk.client", "websockets", "click")
 
 
-def run(home, code: str) -> dict:
+def run(home, code: str, **env: str) -> dict:
     """`code` in a new interpreter; the JSON object it prints last."""
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=clean_env(home), timeout=120)
+                          env=clean_env(home) | env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
 
@@ -112,3 +117,101 @@ def test_asking_langsmith_for_its_types_loads_them_whole(isolated_home):
         "    'fields': 'id' in Run.model_fields}))\n"))
     assert out == {"same": True, "module": "langsmith.types.run",
                    "dataset": "langsmith.types.dataset", "fields": True}
+
+
+def test_an_openai_turn_loads_few_of_the_sdks_types(isolated_home):
+    """`--print` against a loopback OpenAI-compatible server: the reply streams as before, and
+    the `__init__`s of `openai.types` and `openai.types.responses` never run, so only the type
+    modules the client needs are loaded (~100 of ~470). If an openai upgrade asks either
+    package for a name, this fails: the saving is gone and its entry can go."""
+    server = LoopbackServer()
+    server.start()
+    try:
+        server.script(VENDORS["openai"].reply(["Hello ", "from the wire"]))
+        out = run(isolated_home, (
+            "import json, sys\n"
+            "from birdie_tui.cli import main\n"
+            "code = main(['--print', 'hi'])\n"
+            "print(json.dumps({'code': code,\n"
+            "    'ran': [n for n in ('openai.types', 'openai.types.responses')\n"
+            "            if '__getattr__' not in vars(sys.modules[n])],\n"
+            "    'types': sum(m.startswith('openai.types.') for m in sys.modules)}))\n"),
+            OPENAI_API_KEY=SECRET, OPENAI_BASE_URL=f"{server.url}/v1", LLM_VENDOR="openai")
+    finally:
+        server.stop()
+    assert (out["code"], out["ran"]) == (0, [])
+    assert out["types"] < 200
+    assert server.requests[0].path == "/v1/chat/completions"
+
+
+def test_asking_openai_for_its_types_loads_them_whole(isolated_home):
+    """After the engine's import, the SDK's public names all resolve to the real ones:
+    `openai.types.ChatModel`, `from openai.types.responses import Response`, a submodule."""
+    out = run(isolated_home, (
+        "import json\n"
+        "from birdie_tui.service.local.start import import_engine\n"
+        "import_engine()\n"
+        "import openai\n"
+        "from openai.types.responses import Response\n"
+        "from openai.types.chat.chat_completion import ChatCompletion\n"
+        "print(json.dumps({'model': openai.types.ChatModel is not None,\n"
+        "    'response': Response.__module__, 'same': openai.types.responses.Response is Response,\n"
+        "    'completion': 'choices' in ChatCompletion.model_fields}))\n"))
+    assert out == {"model": True, "response": "openai.types.responses.response", "same": True,
+                   "completion": True}
+
+
+WALK = """
+import importlib, json, pkgutil, random, sys
+from birdie_tui.service.local import lazy_packages
+from birdie_tui.service.local.start import import_engine
+seed, top, deferred = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "deferred"
+if not deferred:
+    lazy_packages.DEFERRED = ()
+import_engine()
+package = importlib.import_module(top)
+failed = []
+if top == "openai":
+    import birdie_tui.providers.openai_compat
+    client = package.AsyncOpenAI(api_key="x", base_url="http://127.0.0.1:9/v1")
+    package.AsyncAzureOpenAI(api_key="x", azure_endpoint="http://127.0.0.1:9",
+                             api_version="2024-10-21")
+    names = sorted(n for n in dir(type(client)) if not n.startswith("_"))
+    random.Random(seed).shuffle(names)
+    for name in names:
+        try:
+            getattr(client, name)
+        except Exception as exc:
+            failed.append(name)
+modules = sorted(m.name for m in pkgutil.walk_packages(package.__path__, top + ".",
+                                                      onerror=lambda name: None))
+random.Random(seed).shuffle(modules)
+for name in modules:
+    try:
+        importlib.import_module(name)
+    except BaseException:  # an optional extra that is not installed (numpy, aiohttp, ...)
+        failed.append(name)
+print(json.dumps({"failed": sorted(failed), "modules": len(modules)}))
+"""
+
+
+def walk(home, seed: int, top: str, mode: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", WALK, str(seed), top, mode],
+                          capture_output=True, text=True, env=clean_env(home), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("top", sorted({name.split(".")[0] for name in DEFERRED}))
+def test_the_deferred_packages_import_in_any_order(isolated_home, seed, top):
+    """Running a deferred `__init__` late changes a package's import order, and a package with
+    import cycles can then fail to import (anthropic's does: why it is not deferred). After the
+    engine's import, every module of each deferred package's distribution (and, for openai,
+    every client resource and the Azure client) imports in shuffled orders exactly as well as
+    without the deferral (optional extras that are not installed fail both ways)."""
+    plain = walk(isolated_home, seed, top, "plain")
+    deferred = walk(isolated_home, seed, top, "deferred")
+    assert deferred == plain
+    assert plain["modules"] > 20

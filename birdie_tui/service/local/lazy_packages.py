@@ -14,6 +14,12 @@ package itself runs the real `__init__` into the same module.
   of langsmith's API models: ~0.12 s of the first answer and ~5 MiB (bench/RESULTS.md §39).
   Upstream this is an import of the submodule that does not need the package.
 
+- `openai.types` and `openai.types.responses`: the OpenAI client (`openai._client` through
+  `openai.lib._tools`) imports a few type modules, and these two packages' `__init__`s import
+  ~370 more: ~0.24 s of the first answer from an OpenAI-compatible server (bench/RESULTS.md
+  §39). They are registered without importing `openai`, whose own `from . import types` then
+  binds the registered module.
+
 A package already imported, or not installed, is left alone. tests/service/test_lazy_packages.py
 fails when an upgrade makes the engine run an `__init__` anyway: the saving is gone and the entry
 can go.
@@ -21,30 +27,47 @@ can go.
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import importlib.util
 import sys
 import threading
 from typing import Any
 
-DEFERRED = ("langgraph_sdk", "langsmith.types")
+DEFERRED = ("langgraph_sdk", "langsmith.types", "openai.types", "openai.types.responses")
+# Imported first, so that they name their deferred submodule: langsmith's own lazy attribute
+# for `types` cannot find a registered module (it asks that module for `types`).
+PARENTS_FIRST = ("langsmith",)
 _loading = threading.Lock()
 
 
 def defer_unused_packages() -> None:
     """Register each of `DEFERRED` unrun (see the module)."""
+    for parent in PARENTS_FIRST:
+        if importlib.util.find_spec(parent) is not None:
+            importlib.import_module(parent)
     for name in DEFERRED:
         defer_package(name)
 
 
+def _spec(name: str) -> importlib.machinery.ModuleSpec | None:
+    """The spec of package `name` without importing its parents (`find_spec` would)."""
+    top, *rest = name.split(".")
+    spec = importlib.util.find_spec(top) if top not in sys.modules else sys.modules[top].__spec__
+    for depth in range(1, len(rest) + 1):
+        if spec is None or spec.submodule_search_locations is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(".".join([top, *rest[:depth]]),
+                                                         spec.submodule_search_locations)
+    return spec
+
+
 def defer_package(name: str) -> None:
     """Register the package `name` with its `__init__` unrun, unless it is already imported or
-    not installed."""
+    not installed; a parent already imported names it, as an import would."""
     if name in sys.modules:
         return
-    try:
-        spec = importlib.util.find_spec(name)  # a dotted name imports its parents
-    except ImportError:
-        return
+    spec = _spec(name)
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return
     module = importlib.util.module_from_spec(spec)
@@ -62,5 +85,5 @@ def defer_package(name: str) -> None:
     module.__dict__["__getattr__"] = package_attribute
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
-    if parent:  # as an import does: the parent package names its submodule
+    if parent in sys.modules:
         setattr(sys.modules[parent], child, module)
