@@ -13,7 +13,6 @@ package itself runs the real `__init__` into the same module.
   submodule, `types.run_select_field`, and the package's generated `__init__` imports all ~160
   of langsmith's API models: ~0.12 s of the first answer and ~5 MiB (bench/RESULTS.md §39).
   Upstream this is an import of the submodule that does not need the package.
-
 - `openai.types` and `openai.types.responses`: the OpenAI client (`openai._client` through
   `openai.lib._tools`) imports a few type modules, and these two packages' `__init__`s import
   ~370 more: ~0.24 s of the first answer from an OpenAI-compatible server (bench/RESULTS.md
