@@ -1,6 +1,6 @@
 """The local engine is imported without `langgraph_sdk`'s HTTP client nor langsmith's ~160 API
-models, and each package is whole again the moment something asks for it
-(birdie_tui/service/local/lazy_packages.py). Each check runs in a fresh interpreter: the saving is
+models, an OpenAI turn without ~370 of openai's type modules, and each package is whole again the
+moment something asks for it (birdie_tui/service/local/lazy_packages.py). Each check runs in a fresh interpreter: the saving is
 about what a new process loads."""
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ if top == "openai":
     for name in names:
         try:
             getattr(client, name)
-        except Exception as exc:
+        except Exception:
             failed.append(name)
 modules = sorted(m.name for m in pkgutil.walk_packages(package.__path__, top + ".",
                                                       onerror=lambda name: None))
