@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from birdie_tui.events import ChangeEvent, TurnEvent
+from birdie_tui.service.errors import BirdieError as BirdieError  # re-exported: the door's error
 from birdie_tui.modes import ApprovalMode, LoadingMode
 from birdie_tui.workspace import Workspace
 from birdie_tui.service.rows import (
@@ -51,15 +52,6 @@ Approver = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer | None]]
 Listener = Callable[[ChangeEvent], None]  # gets every change event; may be called from any thread
 # What the UI's own settings take (theme, tool_output: text; notify: a flag).
 SettingValue = str | bool
-
-
-class BirdieError(Exception):
-    """A command that cannot be done as asked; the text is the one line to show."""
-
-    # A start that failed after the skills were read carries them: a front end still lists
-    # them beside the reason (a read-only home should not look like "no skills").
-    skills: tuple[SkillRow, ...] = ()
-    broken: tuple[BrokenSkillFile, ...] = ()
 
 
 class SessionNotFound(BirdieError):

@@ -1,25 +1,54 @@
 """The plain, frozen rows and snapshots that cross the front door (`birdie_tui.service`).
 
 Whatever the UI shows is one of these: built by the service from the engine's state, never a
-live engine object. Cheap to import (dataclasses only), so widgets can name them at first paint.
+live engine object. Cheap to import (dataclasses only), so widgets can name them at first paint; the rows that
+other modules own load when first asked for.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
-# /cost's rows are the ledger's (both doors report through `agent.ledger.cost_report`).
-from birdie_tui.agent.ledger import AgentSpend, CallUsage, CostReport, TokenLedger, TurnCost
-from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
-# The catalog's rows live in a leaf the server shares (it does not import the door).
-from birdie_tui.catalog import (AgentRow, AgentRunRow, BrokenAgentFile, ShellRun, BrokenSkillFile, McpRow, MemoryNote, ModelFacts, SettingsRow,
-                                SkillRow, ToolRow)
 # The modes' one spelling, for front ends (which import nothing of the core but the door).
-from birdie_tui.schedules.models import RunRecord, Trigger
 from birdie_tui.modes import APPROVAL_MODES, LOADING_MODES, ApprovalMode, LoadingMode
+
+if TYPE_CHECKING:
+    from birdie_tui.agent.approvals import ApprovalAnswer, ApprovalRequest
+    # /cost's rows are the ledger's (both doors report through `agent.ledger.cost_report`).
+    from birdie_tui.agent.ledger import AgentSpend, CallUsage, CostReport, TokenLedger, TurnCost
+    from birdie_tui.agent.provenance import CallContext, ContextChange, Segment, compare
+    # The catalog's rows live in a leaf the server shares (it does not import the door).
+    from birdie_tui.catalog import (AgentRow, AgentRunRow, BrokenAgentFile, BrokenSkillFile,
+                                    McpRow, MemoryNote, ModelFacts, SettingsRow, ShellRun,
+                                    SkillRow, ToolRow)
+    from birdie_tui.schedules.models import RunRecord, Trigger
+
+# The rows other modules own, loaded when first asked for: a front end's first frame names
+# none of them, and together they are ~30 ms of dataclasses and their imports. They resolve
+# through `__getattr__`, not this module's globals (`typing.get_type_hints` on a row here that
+# names one needs it asked for first).
+_ELSEWHERE = {
+    "birdie_tui.agent.approvals": ("ApprovalAnswer", "ApprovalRequest"),
+    "birdie_tui.agent.ledger": ("AgentSpend", "CallUsage", "CostReport", "TokenLedger", "TurnCost"),
+    "birdie_tui.agent.provenance": ("CallContext", "ContextChange", "Segment", "compare"),
+    "birdie_tui.catalog": ("AgentRow", "AgentRunRow", "BrokenAgentFile", "BrokenSkillFile",
+                           "McpRow", "MemoryNote", "ModelFacts", "SettingsRow", "ShellRun",
+                           "SkillRow", "ToolRow"),
+    "birdie_tui.schedules.models": ("RunRecord", "Trigger"),
+}
+_OWNER = {name: module for module, names in _ELSEWHERE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: only for the names of `_ELSEWHERE`
+    if name not in _OWNER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_OWNER[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "LoadingMode",

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -19,7 +19,7 @@ from textual.binding import Binding
 
 from birdie_tui.cli.signals import SignalWatch, exit_status
 from birdie_tui.screen_text import clean
-from birdie_tui.service import BirdieError, ChangeEvent
+from birdie_tui.service import BirdieError
 from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot, DoorFactory
@@ -31,6 +31,9 @@ from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.palette import BirdieCommands
 from birdie_tui.tui.terminal_guard import install as guard_the_terminal
 from birdie_tui.tui.themes import register_themes
+
+if TYPE_CHECKING:
+    from birdie_tui.service import ChangeEvent
 
 guard_the_terminal()  # no frame carries a control character from text (see terminal_guard)
 

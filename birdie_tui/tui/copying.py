@@ -7,6 +7,8 @@ over SSH too. Some terminals ask for it to be enabled (tmux: `set -g set-clipboa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -14,7 +16,9 @@ from markdown_it import MarkdownIt
 from textual.message import Message
 
 from birdie_tui.screen_text import clean
-from birdie_tui.service.rows import TranscriptItem
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import TranscriptItem
 
 
 class CopyText(Message):

@@ -23,31 +23,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from birdie_tui.events import (
-    AgentFinished,
-    AgentsChanged,
-    AgentStarted,
-    ApprovalDecided,
-    ChildEvent,
-    Compacted,
-    McpFailed,
-    MemoryChanged,
-    Recovered,
-    SessionBusy,
-    SessionOpened,
-    SkillsChanged,
-    SkillsInjected,
-    SkillsReloaded,
-    StatusChanged,
-    TokenStreamed,
-    ToolCallStarted,
-    ToolFinished,
-    TotalsChanged,
-    TurnCancelled,
-    TurnDone,
-    TurnError,
-    UsageReported,
-)
 from birdie_tui.text import one_line
 from birdie_tui.tui.cmds import CommandContext, completions, parse, run_line
 from birdie_tui.tui.cmds.compact import auto_compaction_notice
@@ -57,7 +32,6 @@ from birdie_tui.tui.mention_completion import MentionCompletion
 from birdie_tui.tui.messages import EngineEvent
 from birdie_tui.tui.screen_actions import ScreenActions
 from birdie_tui.tui.sessions import SessionControl
-from birdie_tui.tui.turn_view import TurnView
 from birdie_tui.tui.turns import TurnRunner
 from birdie_tui.tui.widgets.chat.chat_log import ChatLog
 from birdie_tui.tui.widgets.composer import Composer
@@ -71,6 +45,32 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from birdie_tui.tui.turn_view import TurnView
+    from birdie_tui.events import (
+        AgentFinished,
+        AgentsChanged,
+        AgentStarted,
+        ApprovalDecided,
+        ChildEvent,
+        Compacted,
+        McpFailed,
+        MemoryChanged,
+        Recovered,
+        SessionBusy,
+        SessionOpened,
+        SkillsChanged,
+        SkillsInjected,
+        SkillsReloaded,
+        StatusChanged,
+        TokenStreamed,
+        ToolCallStarted,
+        ToolFinished,
+        TotalsChanged,
+        TurnCancelled,
+        TurnDone,
+        TurnError,
+        UsageReported,
+    )
     from birdie_tui.service import Birdie
 
 log = logging.getLogger("birdie_tui.tui")
@@ -125,11 +125,21 @@ class MainScreen(ScreenActions, SettledScreen[None]):
         self.sidebar_forced: bool | None = None  # ctrl+b overrides the width rule
         self.panel_forced: bool | None = None
         self.pending: list[str] = []  # typed before Birdie was ready
-        self.turn = TurnView(self)
+        self._turn: TurnView | None = None
         self.turns = TurnRunner(self)
         self.sessions = SessionControl(self)
         self.commands = CommandContext(self)
         self.mentions = MentionCompletion(self)
+
+    @property
+    def turn(self) -> TurnView:
+        """How the running turn shows up; made with the first turn, and the event vocabulary
+        with it (~100 dataclasses the first frame does not need)."""
+        if self._turn is None:
+            from birdie_tui.tui.turn_view import TurnView
+
+            self._turn = TurnView(self)
+        return self._turn
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -176,33 +186,36 @@ class MainScreen(ScreenActions, SettledScreen[None]):
     async def on_engine_event(self, message: EngineEvent) -> None:
         """Turn events to `TurnView`, change events here; mypy checks no class is missed, and
         one that is (a newer door, a test) is reported at run time, never dropped."""
+        from birdie_tui import events as ev  # loaded with the first event, not the first frame
+
         event = message.event
         match event:
-            case (SkillsInjected() | TokenStreamed() | ToolCallStarted() | ToolFinished()
-                  | ApprovalDecided() | UsageReported() | TurnDone() | TurnError()
-                  | TurnCancelled() | AgentStarted() | AgentFinished() | ChildEvent()):
+            case (ev.SkillsInjected() | ev.TokenStreamed() | ev.ToolCallStarted()
+                  | ev.ToolFinished() | ev.ApprovalDecided() | ev.UsageReported()
+                  | ev.TurnDone() | ev.TurnError() | ev.TurnCancelled() | ev.AgentStarted()
+                  | ev.AgentFinished() | ev.ChildEvent()):
                 await self.turn.handle(event)
-            case AgentsChanged():
+            case ev.AgentsChanged():
                 self.on_agents_changed(event)
-            case SessionOpened():
+            case ev.SessionOpened():
                 await self.on_session_opened(event)
-            case SkillsChanged():
+            case ev.SkillsChanged():
                 self.on_skills_changed(event)
-            case SkillsReloaded():
+            case ev.SkillsReloaded():
                 self.on_skills_reloaded(event)
-            case StatusChanged():
+            case ev.StatusChanged():
                 self.on_status_changed(event)
-            case TotalsChanged():
+            case ev.TotalsChanged():
                 self.on_totals_changed(event)
-            case MemoryChanged():
+            case ev.MemoryChanged():
                 self.on_memory_changed(event)
-            case McpFailed():
+            case ev.McpFailed():
                 self.on_mcp_failed(event)
-            case Recovered():
+            case ev.Recovered():
                 self.on_recovered(event)
-            case SessionBusy():
+            case ev.SessionBusy():
                 self.on_session_busy(event)
-            case Compacted():
+            case ev.Compacted():
                 self.on_compacted(event)
             case _:
                 self.unhandled(event)

@@ -8,9 +8,12 @@ The turn worker and the front door's listener wrap each event as it arrives in a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from birdie_tui.events import Event
+if TYPE_CHECKING:
+    from birdie_tui.events import Event
 
 
 class EngineEvent(Message, bubble=False):  # for the main screen only; nobody above needs it

@@ -18,7 +18,6 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from birdie_tui.mentions.attach import typed_text
-from birdie_tui.service.rows import AgentRunRow, SessionRow
 from birdie_tui.tui import collector
 from birdie_tui.tui.widgets.composer import Composer
 from birdie_tui.tui.widgets.panels.context_panel import ContextPanel
@@ -27,6 +26,7 @@ from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.widgets.status_bar import others_text
 
 if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRunRow, SessionRow
     from birdie_tui.service import Birdie
     from birdie_tui.tui.main_screen import MainScreen
 

@@ -20,22 +20,14 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from birdie_tui.events import (
-    ApprovalDecided,
-    ChildEvent,
-    TokenStreamed,
-    TurnCancelled,
-    TurnDone,
-    TurnError,
-    TurnEvent,
-)
-from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
 from birdie_tui.mentions.attach import typed_text
 from birdie_tui.text import one_line
 from birdie_tui.tui import notify
 from birdie_tui.tui.messages import EngineEvent
 
 if TYPE_CHECKING:
+    from birdie_tui.events import ApprovalDecided, TurnEvent
+    from birdie_tui.service.rows import ApprovalAnswer, ApprovalRequest
     from birdie_tui.tui.main_screen import MainScreen
 
 
@@ -109,6 +101,8 @@ class TurnRunner:
         self.screen.show_status()
 
     async def _run(self, opener: Opener) -> None:
+        from birdie_tui import events as ev  # loaded with the first turn
+
         screen = self.screen
         clean = False  # a finished turn's records all came live: no need to read them back
         left: list[ApprovalDecided] = []  # approvals left pending
@@ -117,28 +111,28 @@ class TurnRunner:
             if stream is None:
                 return
             async for event in stream:
-                if isinstance(event, TokenStreamed):
+                if isinstance(event, ev.TokenStreamed):
                     self._buffer("", "", event.text)
                     continue
-                if isinstance(event, ChildEvent) and isinstance(event.event, TokenStreamed):
+                if isinstance(event, ev.ChildEvent) and isinstance(event.event, ev.TokenStreamed):
                     self._buffer(event.child, event.agent, event.event.text)
                     continue
                 self._post_tokens()  # whatever came before this event, in order
-                if isinstance(event, ApprovalDecided) and event.decision == "pending":
+                if isinstance(event, ev.ApprovalDecided) and event.decision == "pending":
                     left.append(event)  # said once, after the turn (see `_left_pending`)
                     continue
-                clean = clean or isinstance(event, TurnDone)
+                clean = clean or isinstance(event, ev.TurnDone)
                 self._post(event)
-                if isinstance(event, (TurnDone, TurnError)):
-                    self._tell_end(isinstance(event, TurnDone))
+                if isinstance(event, (ev.TurnDone, ev.TurnError)):
+                    self._tell_end(isinstance(event, ev.TurnDone))
         except asyncio.CancelledError:
             self._post_tokens()
             if screen.app.is_running:  # not when the app is leaving: no chat to show it in
-                self._post(TurnCancelled())
+                self._post(ev.TurnCancelled())
             raise
         except Exception as exc:  # noqa: BLE001 - engine bugs become a block, not an exit
             self._post_tokens()
-            self._post(TurnError(one_line(exc)))
+            self._post(ev.TurnError(one_line(exc)))
         finally:
             self._post_tokens()
             self._ended(left, clean)
@@ -216,6 +210,8 @@ class TurnRunner:
     def _post_tokens(self) -> None:
         """The tokens buffered so far, one `token` event per run of one stream (a sub-agent's
         wrapped as its child's)."""
+        from birdie_tui import events as ev  # loaded with the first turn
+
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -223,8 +219,8 @@ class TurnRunner:
         if runs:
             self._posted_at = asyncio.get_running_loop().time()
         for child, agent, texts in runs:
-            token = TokenStreamed("".join(texts))
-            self._post(ChildEvent(child, agent, token) if child else token)
+            token = ev.TokenStreamed("".join(texts))
+            self._post(ev.ChildEvent(child, agent, token) if child else token)
 
     # ------------------------------------------------------------------ approvals
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer | None:
@@ -332,6 +328,8 @@ class TurnRunner:
     def _left_pending(self, calls: list[Any]) -> None:
         """Calls left waiting for approval (`approval … pending` events, or the requests):
         their blocks say `not run` (nothing ran), one line says how to come back to them."""
+        from birdie_tui.service.rows import ApprovalRequest
+
         chat = self.screen.chat
         self._hold([call.id for call in calls], NOT_RUN)
         self.waiting = [ApprovalRequest(id=call.id, name=call.name, args=dict(call.args or {}))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from birdie_tui.service.rows import AgentRow, BrokenAgentFile
+from typing import TYPE_CHECKING
+
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRow, BrokenAgentFile
 
 OUTPUT_WORDS = {
     "full": "the chat shows all of a sub-agent's text and tool output",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from birdie_tui.service.rows import APPROVAL_MODES, ApprovalMode
+from birdie_tui.service import APPROVAL_MODES, ApprovalMode
 from birdie_tui.text import counted
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError

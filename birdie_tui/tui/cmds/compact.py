@@ -4,10 +4,14 @@ before a turn."""
 
 from __future__ import annotations
 
-from birdie_tui.events import Compacted
+from typing import TYPE_CHECKING
+
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
 from birdie_tui.tui.widgets.format import fmt_tokens
+
+if TYPE_CHECKING:
+    from birdie_tui.events import Compacted
 
 AUTO_USAGE = "usage: /compact auto [off | <percent from 1 to 100>]"
 LITTLE_FREED = 0.05  # of the context: less than this freed is not reported as a success

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from birdie_tui.service.rows import LoadingMode
 from birdie_tui.text import counted
 from birdie_tui.tui.cmds import extras
 from birdie_tui.tui.cmds.context import CommandContext
 from birdie_tui.tui.usage import UsageError
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import LoadingMode
 
 
 async def cmd_skill(ctx: CommandContext, args: list[str], rest: str) -> None:

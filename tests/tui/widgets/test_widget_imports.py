@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+
+from tests.conftest import clean_env
 
 WIDGETS = [
     "birdie_tui.tui.widgets.format",
@@ -41,3 +44,33 @@ def test_format_helpers_do_not_import_textual():
     code = "import sys, birdie_tui.tui.widgets.format; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# Modules of ~90 dataclasses (~35 ms on Python 3.11) that the first frame does not use: the
+# event vocabulary, and the rows the door re-exports from their owners (the token panel's
+# empty ledger is drawn in it).
+LATER = ("birdie_tui.events", "birdie_tui.service.protocol", "birdie_tui.agent.approvals",
+         "birdie_tui.agent.provenance", "birdie_tui.catalog", "birdie_tui.schedules.models",
+         "birdie_tui.tui.turn_view")
+
+
+def test_the_app_is_built_without_the_events_and_the_rows_it_names_later(isolated_home):
+    """Building the app (everything its first frame imports) leaves the events, the protocol
+    and the re-exported rows unloaded; asking the door for one of those names loads it then,
+    and it is the owner's own object."""
+    code = (
+        "import json, sys\n"
+        "from birdie_tui.tui import create_app\n"
+        "create_app([])\n"
+        f"early = [m for m in {LATER!r} if m in sys.modules]\n"
+        "from birdie_tui.service import Birdie, ChangeEvent\n"
+        "from birdie_tui.service.rows import SkillRow, TokenLedger\n"
+        "import birdie_tui.catalog, birdie_tui.agent.ledger, birdie_tui.events\n"
+        "print(json.dumps({'early': early, 'same': SkillRow is birdie_tui.catalog.SkillRow\n"
+        "    and TokenLedger is birdie_tui.agent.ledger.TokenLedger\n"
+        "    and ChangeEvent is birdie_tui.events.ChangeEvent,\n"
+        "    'protocol': Birdie.__module__}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=clean_env(isolated_home))
+    assert json.loads(out.stdout.splitlines()[-1]) == {
+        "early": [], "same": True, "protocol": "birdie_tui.service.protocol"}

@@ -13,7 +13,7 @@ its body is closed (`display: none`), so the chat's layout skips it until it is 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
@@ -22,13 +22,14 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from birdie_tui.events import (ApprovalDecided, ChildTurnEvent, SkillsInjected, TokenStreamed,
-                               ToolCallStarted, ToolFinished, UsageReported)
 from birdie_tui.text import counted
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.notice import Notice
 from birdie_tui.tui.widgets.chat.tool_block import ToolBlock, compact_args
 from birdie_tui.tui.widgets.safe_content import exact
+
+if TYPE_CHECKING:
+    from birdie_tui.events import ChildTurnEvent
 
 AGENT_OUTPUT_MODES = ("full", "short", "off")
 SHORT_CHARS = 1000  # Birdie 0.15.1's `short`: this many characters of a sub-agent's output
@@ -161,29 +162,31 @@ class AgentBlock(Vertical):
     # -- the child's events -------------------------------------------------------------------
 
     def on_child(self, event: ChildTurnEvent) -> None:
+        from birdie_tui import events as ev  # loaded with the first turn, not the first frame
+
         match event:
-            case TokenStreamed():
+            case ev.TokenStreamed():
                 self._stream(event.text)
-            case ToolCallStarted():
+            case ev.ToolCallStarted():
                 self._close_reply()
                 block = ToolBlock(event.id, event.name, dict(event.args),
                                   mode=nested_tool_mode(self._mode, self._tool_mode))
                 self._tools[event.id] = block
                 self._order.append(block)
                 self._body.mount(block, before=self._more)
-            case ToolFinished():
+            case ev.ToolFinished():
                 found = self._tools.pop(event.id, None)
                 if found is not None:
                     found.finish(event.content, event.error)
-            case ApprovalDecided():
+            case ev.ApprovalDecided():
                 found = self._tools.get(event.id)
                 if found is not None and event.decision in ("approved", "denied"):
                     found.hold(None if event.decision == "approved" else "not run (denied)")
-            case UsageReported():
+            case ev.UsageReported():
                 self.calls += 1
                 self.tokens += event.input_tokens + event.output_tokens
                 self._redraw()
-            case SkillsInjected():
+            case ev.SkillsInjected():
                 pass  # the child's prompt: its model calls open from the context panel
 
     def _stream(self, text: str) -> None:

@@ -9,7 +9,7 @@ blank (`folding.Fold`).
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import events
 from textual.containers import VerticalScroll
@@ -18,7 +18,6 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from birdie_tui.mentions.attach import shown_text
-from birdie_tui.service.rows import TranscriptItem
 from birdie_tui.tui.widgets.chat.agent_block import AGENT_OUTPUT_MODES, AgentBlock
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
 from birdie_tui.tui.widgets.chat.folding import Fold
@@ -26,6 +25,9 @@ from birdie_tui.tui.widgets.chat.notice import ErrorBlock, Notice
 from birdie_tui.tui.widgets.chat.scrollbar import cached_vertical_scrollbar
 from birdie_tui.tui.widgets.chat.tool_block import TOOL_OUTPUT_MODES, ToolBlock
 from birdie_tui.tui.widgets.chat.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import TranscriptItem
 
 W = TypeVar("W", bound=Widget)
 

@@ -3,7 +3,8 @@ segment is (no Textual here)."""
 
 from __future__ import annotations
 
-from birdie_tui.service.rows import CallContext, InjectionView, Segment
+from typing import TYPE_CHECKING
+
 from birdie_tui.tui.widgets.format import fmt_tokens
 from birdie_tui.tui.widgets.panels.context_lines import (
     KIND_HELP,
@@ -11,6 +12,9 @@ from birdie_tui.tui.widgets.panels.context_lines import (
     bullet_list,
     segment_words,
 )
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import CallContext, InjectionView, Segment
 
 NOT_STORED = ("_The body is not stored for past turns, and this skill's text differs from the "
               "latest call's (or the latest call did not send it)._")

@@ -8,10 +8,13 @@ turn does not, so the next call of the running turn is shown as it comes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from birdie_tui.service.rows import CallContext
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import CallContext
 
 
 @dataclass(frozen=True)

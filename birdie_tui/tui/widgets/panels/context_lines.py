@@ -3,14 +3,18 @@ row, the change against the call before, what left the prompt and what was not s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from collections.abc import Iterable
 
 from textual.content import Content
 
 from birdie_tui.screen_text import one_line
-from birdie_tui.service.rows import CallContext, ContextChange, Segment
 from birdie_tui.tui.widgets.format import fmt_tokens
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import CallContext, ContextChange, Segment
 
 STABLE_MARK = "◆"  # part of the prefix a provider's prompt cache reuses
 TURN_MARK = "◇"  # built for this call

@@ -11,7 +11,7 @@ skill bodies of its last turn, from `injection()`. Under the call, the session's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collections.abc import Sequence
 from dataclasses import replace
@@ -25,8 +25,7 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from birdie_tui.screen_text import clean, one_line
-from birdie_tui.service.rows import (AgentRunRow, CallContext, InjectionRow, InjectionView,
-                                     compare)
+from birdie_tui.service.rows import InjectionView
 from birdie_tui.tui.widgets.format import fmt_tokens
 from birdie_tui.tui.widgets.panels.context_body import (
     injection_body,
@@ -44,6 +43,9 @@ from birdie_tui.tui.widgets.panels.context_lines import (
     segment_prompt,
 )
 from birdie_tui.tui.widgets.preview import bounded_markdown
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRunRow, CallContext, InjectionRow
 
 __all__ = ["EMPTY_TEXT", "ContextPanel", "injection_prompt", "reason_label"]
 
@@ -247,6 +249,8 @@ class ContextPanel(Vertical):
         self._fill_list([Option(segment_prompt(seg), id=f"segment-{i}")
                          for i, seg in enumerate(record.segments)])
         self._legend.display = self._changes.display = True
+        from birdie_tui.service.rows import compare  # the provenance loads with the first call
+
         self._changes.update(change_lines(compare(record, previous), previous))
         left = left_lines(record)
         self._left.update(left if left is not None else "")

@@ -4,7 +4,7 @@ session's; the first row goes back to the session's calls."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.content import Content
@@ -12,9 +12,11 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from birdie_tui.service.rows import AgentRunRow
 from birdie_tui.text import counted
 from birdie_tui.tui.widgets.format import fmt_tokens
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRunRow
 
 BACK = "↩ the session's own calls"
 

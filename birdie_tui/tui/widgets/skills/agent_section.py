@@ -10,7 +10,7 @@ brings the real rows back through `set_agents`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -22,9 +22,11 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from birdie_tui.screen_text import clean, one_line
-from birdie_tui.service.rows import AgentRow, BrokenAgentFile
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles
 from birdie_tui.tui.widgets.skills.skill_item import MARK_OFF, MARK_ON
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRow, BrokenAgentFile
 
 NAME_WIDTH = 20
 

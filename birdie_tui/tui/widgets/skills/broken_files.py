@@ -4,7 +4,7 @@ is visible, not silent."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pathlib import PurePath
 
@@ -14,9 +14,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from birdie_tui.screen_text import one_line
-from birdie_tui.service.rows import BrokenAgentFile, BrokenSkillFile
 
-Broken = BrokenSkillFile | BrokenAgentFile
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import BrokenAgentFile, BrokenSkillFile
+
+    Broken = BrokenSkillFile | BrokenAgentFile
 
 
 def short_path(path: str) -> str:

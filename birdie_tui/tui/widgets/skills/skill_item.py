@@ -6,11 +6,15 @@ command palette) without mounting anything.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.content import Content
 
 from birdie_tui.screen_text import clean, one_line
 
-from birdie_tui.service.rows import SkillRow
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import SkillRow
+
 
 MARK_ON = "●"
 MARK_OFF = "○"

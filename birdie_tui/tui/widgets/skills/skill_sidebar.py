@@ -8,7 +8,7 @@ instant) and posts `SkillSidebar.Toggled`; the app applies it to the engine and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dataclasses import replace
 
@@ -21,11 +21,13 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from birdie_tui.service.rows import AgentRow, BrokenAgentFile, BrokenSkillFile, SkillRow
 from birdie_tui.text import counted
 from birdie_tui.tui.widgets.skills.agent_section import AgentSection
 from birdie_tui.tui.widgets.skills.broken_files import BrokenFiles
 from birdie_tui.tui.widgets.skills.skill_item import skill_details, skill_prompt
+
+if TYPE_CHECKING:
+    from birdie_tui.service.rows import AgentRow, BrokenAgentFile, BrokenSkillFile, SkillRow
 
 
 class SkillSidebar(Vertical):
