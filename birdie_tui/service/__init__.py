@@ -33,6 +33,7 @@ def __getattr__(name: str) -> Any:  # PEP 562: the names loaded when first asked
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = ["APPROVAL_MODES", "LOADING_MODES", "ApprovalMode", "Approver", "Birdie", "BirdieError",
            "ChangeEvent", "LoadingMode", "LocalBirdie", "RunResult", "TurnEvent", "Workspace",
            "WorkspaceError", "local_birdie", "remote_birdie"]

@@ -1,8 +1,8 @@
 """The plain, frozen rows and snapshots that cross the front door (`birdie_tui.service`).
 
 Whatever the UI shows is one of these: built by the service from the engine's state, never a
-live engine object. Cheap to import (dataclasses only), so widgets can name them at first paint; the rows that
-other modules own load when first asked for.
+live engine object. Cheap to import (dataclasses only), so widgets can name them at first
+paint; the rows that other modules own load when first asked for.
 """
 
 from __future__ import annotations
