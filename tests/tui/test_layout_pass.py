@@ -144,7 +144,8 @@ async def test_a_reply_is_arranged_once_a_frame_where_it_was_twice():
     import textual.widget
     from textual._arrange import arrange
 
-    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ReplyMarkdown
+    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+    from birdie_tui.tui.widgets.chat.reply_markdown import ReplyMarkdown
     from tests.tui.chat.harness import ChatHarness
 
     arranged: list[str] = []

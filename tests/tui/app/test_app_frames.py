@@ -18,7 +18,8 @@ from birdie_tui.events import SkillsChanged, TokenStreamed, TurnDone, TurnEvent
 from birdie_tui.tui import create_app
 from birdie_tui.tui.layout_pass import SettledScreen, forget_drawn, marked_in_pass
 from birdie_tui.tui.main_screen import MainScreen
-from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ReplyMarkdown
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.reply_markdown import ReplyMarkdown
 from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 from tests.tui.app.conftest import send, wait_for, wait_ready, wait_turn
 from tests.tui.fake_door import FakeDoor

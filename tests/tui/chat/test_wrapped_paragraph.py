@@ -76,26 +76,149 @@ async def test_a_wrapped_paragraph_draws_what_textual_s_paragraph_draws():
 async def test_a_streamed_paragraph_is_wrapped_once_a_frame():
     """Each flush gives the growing paragraph new content; Textual wrapped it twice in the
     frame (for its height, then to draw it), the wrapped paragraph once."""
-    wrapped: collections.Counter[str] = collections.Counter()
-    original = Content._wrap_and_format
+    from birdie_tui.tui.widgets.chat import line_wrap
 
-    def counting(self: Content, *args, **kwargs):  # type: ignore[no-untyped-def]
-        wrapped[self.plain] += 1
-        return original(self, *args, **kwargs)
+    wrapped: collections.Counter[tuple[str, int]] = collections.Counter()
+    original = line_wrap.wrap
+
+    def counting(widget, content, width, *args, **kwargs):  # type: ignore[no-untyped-def]
+        wrapped[content.plain, width] += 1  # a scrollbar that appears narrows the text
+        return original(widget, content, width, *args, **kwargs)
 
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
         await pilot.pause()
-        Content._wrap_and_format = counting  # type: ignore[method-assign]
+        line_wrap.wrap = counting  # type: ignore[assignment]
         try:
             for word in range(60):
                 reply.append(f"word{word} and some more ")
                 await pilot.pause(0.03)
         finally:
-            Content._wrap_and_format = original  # type: ignore[method-assign]
-        grown = {text: n for text, n in wrapped.items() if text.startswith("word0 and")}
+            line_wrap.wrap = original  # type: ignore[assignment]
+        grown = {key: n for key, n in wrapped.items() if key[0].startswith("word0 and")}
         assert len(grown) >= 5  # it grew over several frames...
         assert max(grown.values()) == 1, grown  # ...and each content was wrapped once
         assert reply.query_one(WrappedParagraph).wraps >= len(grown)
+        await reply.finish()
+
+
+async def _overflow(app: ChatHarness) -> None:
+    """Fill the chat past its height: spare rows are kept only once it shows its scrollbar."""
+    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+
+    await app.chat.mount(AssistantMessage.static("An earlier reply.\n\n" * 30))
+    await app.chat.mount(AssistantMessage.static("Another one.\n\n" * 30))
+
+
+def _text_rows(paragraph: WrappedParagraph) -> list[str]:
+    return [strip.text.rstrip() for strip in paragraph.render_lines(Region(0, 0, *paragraph.size))]
+
+
+async def test_a_streaming_paragraph_grows_in_steps_and_gives_the_spare_rows_back():
+    """While a reply streams, its last paragraph is a multiple of STREAM_STEP rows (the text,
+    then blank rows it fills); paragraphs above it, and the last one once the reply ends, are
+    their text's height: the finished reply looks as if it had never streamed."""
+    from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+    from birdie_tui.tui.widgets.chat.reply_markdown import STREAM_STEP
+
+    app = ChatHarness()
+    async with app.run_test(size=(60, 40)) as pilot:
+        await _overflow(app)
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        reply.append("First paragraph, short.\n\nSecond ")
+        await pilot.pause(0.1)
+        assert app.chat.show_vertical_scrollbar
+        spare = 0
+        for word in range(80):
+            reply.append(f"word{word} ")
+            await pilot.pause(0.03)
+            first, *rest = reply.query(WrappedParagraph)
+            last = rest[-1]
+            assert first.size.height == 1
+            lines = len([row for row in _text_rows(last) if row])
+            assert last.size.height % STREAM_STEP == 0, word
+            assert lines <= last.size.height < lines + STREAM_STEP, word
+            spare += last.size.height > lines
+            if word >= 30 and last.size.height > lines:
+                break  # end the reply with spare rows to give back
+        assert spare > 10  # blank rows stood ready below the text most of the time
+        await reply.finish()
+        await pilot.pause()
+        for paragraph in reply.query(WrappedParagraph):
+            assert all(_text_rows(paragraph)), "a blank row left after the reply ended"
+        fresh = AssistantMessage.static(reply.text)
+        await app.chat.mount(fresh)
+        await pilot.pause()
+        assert [p.size for p in fresh.query(WrappedParagraph)] == \
+            [p.size for p in reply.query(WrappedParagraph)]
+        assert reply.size == fresh.size
+
+
+async def test_text_that_fills_a_spare_row_is_painted_without_a_layout_pass():
+    """New words that do not need a new step of rows: no layout pass, and only the rows from the
+    first changed line down are marked for repaint; a new step lays out again."""
+    from textual._compositor import Compositor
+
+    app = ChatHarness()
+    reflows = 0
+    original = Compositor.reflow
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal reflows
+        reflows += 1
+        return original(self, *args, **kwargs)
+
+    async with app.run_test(size=(60, 40)) as pilot:
+        await _overflow(app)
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        reply.append("A paragraph that will wrap onto several lines " * 2)
+        await pilot.pause(0.2)
+        paragraph = reply.query_one(WrappedParagraph)
+        height = paragraph.size.height
+        width = paragraph.size.width
+        assert len([row for row in _text_rows(paragraph) if row]) == 2 and height > 2
+        refreshed: list[tuple[set[Region], bool]] = []
+        refresh = paragraph.refresh
+
+        def spy(*regions: Region, **kwargs):  # type: ignore[no-untyped-def]
+            result = refresh(*regions, **kwargs)
+            refreshed.append((set(paragraph._repaint_regions), kwargs.get("layout", False)))
+            return result
+
+        paragraph.refresh = spy  # type: ignore[method-assign]
+        Compositor.reflow = counting  # type: ignore[method-assign]
+        try:
+            for word in ("a ", "b ", "c "):
+                reply.append(word)
+                await pilot.pause(0.15)
+                assert paragraph.size.height == height
+                assert _text_rows(paragraph)[1].endswith(word.strip())
+            assert reflows == 0
+            rows = Region(0, 1, width, height - 1).translate(paragraph.content_offset)
+            assert refreshed and all(call == ({rows}, False) for call in refreshed), refreshed
+            reply.append("and a great deal more text to need another step of rows " * 4)
+            await pilot.pause(0.3)
+            assert paragraph.size.height > height
+            assert reflows >= 1
+        finally:
+            Compositor.reflow = original  # type: ignore[method-assign]
+        await reply.finish()
+
+
+async def test_no_spare_rows_while_the_chat_fits_its_view():
+    """Until the chat shows its scrollbar the streaming paragraph is its text's height: spare
+    rows could make the chat overflow, the bar narrow the text, and the two flip every frame."""
+    app = ChatHarness()
+    async with app.run_test(size=(60, 40)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        for word in range(12):
+            reply.append(f"word{word} ")
+            await pilot.pause(0.03)
+        assert not app.chat.show_vertical_scrollbar
+        paragraph = reply.query_one(WrappedParagraph)
+        assert paragraph.size.height == len([row for row in _text_rows(paragraph) if row]) == 2
         await reply.finish()

@@ -6,7 +6,8 @@ Textual's Markdown re-parses (and rebuilds) its whole *last block* on every
 append, so a long reply is cut into several Markdown widgets at block boundaries (never inside a
 code fence): a 200-item list or a long blockquote would otherwise make every flush O(reply). A
 flush that took d seconds is followed by at least d seconds of idle loop, so the composer keeps
-answering keys however slow rendering gets.
+answering keys however slow rendering gets. While it streams, the last paragraph grows a few
+lines at a time, so most flushes repaint a few rows without a layout pass (`ReplyMarkdown`).
 
 Textual's Markdown mounts ~10 widgets per short reply (300 replies ≈ 9 s), so replayed history
 can ask for `lite=True`: one `LiteReply`, rich's Markdown kept as lines (300 replies ≈ 0.5 s).
@@ -39,10 +40,10 @@ from birdie_tui.screen_text import clean
 from birdie_tui.tui import collector
 from birdie_tui.tui.copying import CopyText
 from birdie_tui.tui.layout_pass import arranged_size
-from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, CopyFence, hovered, on_label
+from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, hovered, on_label
 from birdie_tui.tui.widgets.chat.flush_pacer import FLUSH_PERIOD, FlushPacer
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
-from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
+from birdie_tui.tui.widgets.chat.reply_markdown import ReplyMarkdown
 
 FLUSH_INTERVAL = FLUSH_PERIOD
 SPLIT_CHARS = 6_000
@@ -136,18 +137,6 @@ def _joined(parts: list[str], size: int) -> list[str]:
         else:
             pieces.append(part)
     return pieces
-
-
-class ReplyMarkdown(Markdown):
-    """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage),
-    its code blocks with a "copy" of their own, its paragraphs wrapped once a frame."""
-
-    BLANK = True
-    BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence,
-              "paragraph_open": WrappedParagraph}
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        return super().arrange(arranged_size(self, size), optimal)  # once a frame, not twice
 
 
 def _unquote(line: str) -> str:
@@ -276,7 +265,7 @@ class AssistantMessage(Widget):
                 self._markdown.update(self.text)
                 self.call_later(self._add_copy)
             return
-        self._stream = Markdown.get_stream(self._markdown)
+        self._open_stream()
         self._ask_flush()
         collector.stream_started()  # no full collection mid-stream (see collector)
         self._holding_collector = True
@@ -342,15 +331,24 @@ class AssistantMessage(Widget):
         else:
             self._queue.append((new_widget, text))
 
-    async def _start_new_segment(self) -> None:
+    def _open_stream(self) -> None:
+        self._stream = Markdown.get_stream(self._markdown)
+        self._markdown.streaming(True)
+
+    async def _stop_stream(self) -> None:
+        """Render what the stream holds and end it (its widget gives back its spare rows)."""
         assert self._stream is not None
         await self._stream.stop()
+        self._markdown.streaming(False)
+
+    async def _start_new_segment(self) -> None:
+        await self._stop_stream()
         if COLLAPSE_FINISHED:
             await self._collapse(self._markdown)
         self.post_message(self.PartDone())
         self._markdown = ReplyMarkdown()
         await self.mount(self._markdown)
-        self._stream = Markdown.get_stream(self._markdown)
+        self._open_stream()
 
     async def _collapse(self, markdown: Markdown) -> None:
         """A finished part becomes one `LiteReply`: its dozens of block widgets would otherwise
@@ -379,7 +377,7 @@ class AssistantMessage(Widget):
                 if self._queue:
                     await asyncio.sleep(time.monotonic() - started)
             if self._stream is not None:
-                await self._stream.stop()
+                await self._stop_stream()
                 self._stream = None
         self._rendered = True
         await self._add_copy()
@@ -433,7 +431,7 @@ class AssistantMessage(Widget):
         self._queue.clear()
         if continues:
             await self._stream.write(parts.pop(0))
-        await self._stream.stop()
+        await self._stop_stream()
         self._stream = None
         if not parts:
             return
