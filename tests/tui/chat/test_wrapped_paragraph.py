@@ -222,3 +222,34 @@ async def test_no_spare_rows_while_the_chat_fits_its_view():
         paragraph = reply.query_one(WrappedParagraph)
         assert paragraph.size.height == len([row for row in _text_rows(paragraph) if row]) == 2
         await reply.finish()
+
+
+async def test_paragraphs_the_stream_has_moved_past_keep_no_spare_rows():
+    """A paced stream of many paragraphs: each time a new one starts, the one before it gives
+    its spare rows back at once, mid-stream and after the end (Textual keeps a widget's height
+    in its box-model cache too: changing the step alone left the old height standing)."""
+    import random
+
+    rng = random.Random(3)
+    words = ["plover", "dunlin", "at", "the", "estuary", "calls", "over", "mud", "kittiwake"]
+    text = "".join(" ".join(rng.choice(words) for _ in range(rng.randint(20, 70))) + ".\n\n"
+                   for _ in range(14))
+    app = ChatHarness()
+    async with app.run_test(size=(70, 30)) as pilot:
+        await _overflow(app)
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        checked = 0
+        for start in range(0, len(text), 24):
+            reply.append(text[start:start + 24])
+            await pilot.pause(0.02)
+            await pilot.pause()  # the frame that lays the new block out
+            *before, _last = reply.query(WrappedParagraph) or [None]
+            for paragraph in before:
+                assert paragraph is not None and all(_text_rows(paragraph)), start
+                checked += 1
+        await reply.finish()
+        await pilot.pause()
+        for paragraph in reply.query(WrappedParagraph):
+            assert all(_text_rows(paragraph))
+    assert checked > 100

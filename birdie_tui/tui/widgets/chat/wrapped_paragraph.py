@@ -85,6 +85,7 @@ class WrappedParagraph(MarkdownParagraph):
         if step != self._step:
             self._step = step
             self.clear_cached_dimensions()
+            self._box_model_cache.clear()  # its height is kept there too, until a layout refresh
 
     def _height(self, lines: int) -> int:
         return lines + (-lines % self._step)
