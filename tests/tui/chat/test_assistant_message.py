@@ -75,6 +75,8 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
         assert len(parts) > 1 and len(reply.markdown_widgets) == 1
         assert all(part.has_class("lite") for part in parts[:-1])
         assert rendered_source(reply) == text
+        for above, below in zip(parts, parts[1:]):  # the blank row Markdown leaves under a block
+            assert below.region.y == above.region.bottom + 1, (above.source[-40:], below.region)
         for part in parts:
             source = part.source
             fence_lines = [ln for ln in source.splitlines() if ln.strip().startswith("```")]

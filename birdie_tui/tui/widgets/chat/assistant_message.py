@@ -167,6 +167,9 @@ class AssistantMessage(Widget):
         margin: 0 0 1 0;
         & > Markdown { margin: 0; padding: 0 1; }
         & > .lite { padding: 0 1; }
+        /* A part the reply was cut into ends where a block ended: the gap Markdown leaves
+           under a block, which rich's rendering of the part drops at its end. */
+        & > .lite.-part { margin-bottom: 1; }
         & > .interrupted { color: $text-muted; text-style: italic; padding: 0 1; }
         &.-hovered > CopyButton { display: block; }
         /* Textual scrolls a wide code block sideways behind a hidden scrollbar and it cannot
@@ -353,7 +356,7 @@ class AssistantMessage(Widget):
     async def _collapse(self, markdown: Markdown) -> None:
         """A finished part becomes one `LiteReply`: its dozens of block widgets would otherwise
         be laid out again on every frame of the rest of the reply."""
-        await self.mount(LiteReply(markdown.source), before=markdown)
+        await self.mount(LiteReply(markdown.source, classes="lite -part"), before=markdown)
         await markdown.remove()
 
     async def finish(self) -> None:
@@ -439,7 +442,7 @@ class AssistantMessage(Widget):
         await self.mount(last)
         for text in _joined(parts, LITE_CHARS):  # parts end at block boundaries: joinable
             await asyncio.sleep(0)  # the loop between parts: keys and frames go on
-            await self.mount(LiteReply(text), before=last)
+            await self.mount(LiteReply(text, classes="lite -part"), before=last)
             self.flush_count += 1
 
     async def to_lite(self) -> bool:
