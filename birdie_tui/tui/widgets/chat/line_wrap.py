@@ -64,7 +64,6 @@ def _kept_lines(before: Wrapped | None, content: Content) -> int:
         keep -= 1
     if keep <= 0:
         return 0
-    cut = before.starts[keep]
     if len(content.plain) <= cut or not content.plain.startswith(old[:cut]):
         return 0
     if _spans_before(content, cut) != _spans_before(before.content, cut):
@@ -84,10 +83,14 @@ def wrap(widget: Widget, content: Content, width: int, before: Wrapped | None) -
     overflow = styles.text_overflow
     line_pad = styles.line_pad
     keep = _kept_lines(before, content)
-    start = before.starts[keep] if before is not None and keep else 0
+    kept_starts: tuple[int, ...] = ()
+    kept: list[Strip] = []
+    start = 0
+    if before is not None and keep:
+        kept_starts, kept, start = before.starts[:keep], before.lines[:keep], before.starts[keep]
     breaks = [start + offset for offset in
               divide_line(plain[start:], width - line_pad * 2, fold=overflow == "fold")]
-    starts = (*(before.starts[:keep] if before is not None else ()), start, *breaks)
+    starts = (*kept_starts, start, *breaks)
     pieces = content[start:].divide([offset - start for offset in breaks])
     ellipsis = overflow == "ellipsis"
     trimmed = [piece.truncate(width, ellipsis=ellipsis) if last
@@ -102,5 +105,4 @@ def wrap(widget: Widget, content: Content, width: int, before: Wrapped | None) -
     if widget.auto_links and not widget.is_container and not widget.screen._selecting:
         link_style = widget.link_style
         lines = [line._apply_link_style(link_style) for line in lines]
-    kept = before.lines[:keep] if before is not None else []
     return Wrapped(content, starts, [*kept, *lines])
