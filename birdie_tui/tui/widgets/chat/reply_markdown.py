@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from markdown_it import MarkdownIt
+from textual.await_complete import AwaitComplete
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
@@ -27,6 +28,11 @@ class ReplyMarkdown(Markdown):
     """Textual's Markdown, drawn as plain background under its blocks (see AssistantMessage),
     its code blocks with a "copy" of their own, its paragraphs wrapped once a frame.
 
+    An append that leaves the source's last block one paragraph sets that paragraph's content
+    in place. Textual's append builds a new paragraph widget from the parse, sets and styles
+    its content, then copies the content into the mounted paragraph and drops the new one:
+    about half of what a streamed flush cost (bench/RESULTS.md §41).
+
     While it streams, its last paragraph grows `STREAM_STEP` lines at a time (blank rows below
     the text): a flush that fills one of them repaints a few rows, where a paragraph one line
     taller is a layout pass of the whole screen and a paint of every visible row of the chat
@@ -44,6 +50,35 @@ class ReplyMarkdown(Markdown):
         # linkify's patterns); parsing does not change one, so all replies share it.
         kwargs.setdefault("parser_factory", _shared_parser)
         super().__init__(markdown, **kwargs)
+
+    def append(self, markdown: str) -> AwaitComplete:
+        if self._append_in_place(markdown):
+            done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
+            return done
+        return super().append(markdown)
+
+    def _append_in_place(self, markdown: str) -> bool:
+        """Textual's append, done at once, when the source from the last block on parses to
+        one top-level paragraph and the last block is that paragraph: the same source range,
+        token and content on the same widget (as `MarkdownParagraph._update_from_block` leaves
+        them). False (nothing changed) for anything else, left to Textual's append."""
+        blocks = self.children
+        last = blocks[-1] if blocks else None
+        if not isinstance(last, WrappedParagraph) or self.lock.is_locked:
+            return False
+        source = self.source + markdown
+        start = self._last_parsed_line
+        parser = self._parser_factory() if self._parser_factory else _shared_parser()
+        tokens = parser.parse("".join(source.splitlines(keepends=True)[start:]))
+        if len(tokens) != 3 or tokens[0].type != "paragraph_open" or tokens[0].level \
+                or tokens[1].type != "inline" or not tokens[0].map or tokens[0].map[0]:
+            return False
+        self._markdown = source
+        first, end = tokens[0].map
+        last.source_range = (first + start, end + start)
+        last._token, last._inline_token = tokens[0], tokens[1]
+        last.set_content(last._token_to_content(tokens[1]))
+        return True
 
     def streaming(self, on: bool) -> None:
         """The reply streams into this widget (`on`) or no longer does."""
