@@ -105,8 +105,7 @@ class AgentHost:
         self.approval_mode = ApprovalModeChoice(lambda: self.agent.settings)
         # Told once when a turn has to wait for another process (the TUI may show it instead).
         self.on_wait: Callable[[str], None] = tell_stderr
-        # Read at `start`. bench/storage.py turns it off to measure the difference.
-        self.prune_checkpoints = True
+        self.prune_checkpoints = True  # bench/storage.py turns it off to measure the difference
         self._checkpoints: Checkpoints | None = None
         self._graph: AgentGraph | None = None
         self._listeners: list[CheckpointListener] = []  # one per open session, oldest first
@@ -168,8 +167,7 @@ class AgentHost:
             raise EngineError(problem)
         self.paths.ensure_user_dir(self.user)
         return await SqliteCheckpoints.open(self.paths.checkpoints_db(self.user),
-                                            logs_dir=self.paths.logs_dir,
-                                            prune=self.prune_checkpoints)
+                                            logs_dir=self.paths.logs_dir)
 
     async def aclose(self) -> None:
         await self.agent.aclose()  # the model's client and the MCP servers

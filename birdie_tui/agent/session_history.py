@@ -13,8 +13,7 @@ any moment.
   the history for a repair check.
 - Every checkpoint written on the session's thread is followed, on the spot, by `after_put`
   (the host dispatches it): the thread's older checkpoints are pruned (`store.checkpoint_prune`:
-  storage stays linear; on sqlite the insert's own trigger has already done it) and the session
-  JSON counts what the checkpoint added
+  storage stays linear) and the session JSON counts what the checkpoint added
   (`TokenAccount.settle`: counts agree with the history whatever moment a kill comes at).
 """
 

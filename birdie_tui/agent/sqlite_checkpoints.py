@@ -14,7 +14,7 @@ from typing import Any
 
 from birdie_tui.agent.checkpointer import open_checkpointer
 from birdie_tui.agent.options import EngineError
-from birdie_tui.store.checkpoint_prune import CONNECTION_PRAGMAS, PRUNE_TRIGGER, prune_database
+from birdie_tui.store.checkpoint_prune import CONNECTION_PRAGMAS, PRUNE_THREAD, prune_database
 
 __all__ = ["SqliteCheckpoints"]
 
@@ -24,11 +24,9 @@ class SqliteCheckpoints:
         self.conn, self.saver = conn, saver
 
     @classmethod
-    async def open(cls, db: Path, *, logs_dir: Path | None = None,
-                   prune: bool = True) -> SqliteCheckpoints:
+    async def open(cls, db: Path, *, logs_dir: Path | None = None) -> SqliteCheckpoints:
         """The database set up; damage is moved aside (see `open_checkpointer`), and a database
-        that cannot be opened at all (locked, read-only) raises EngineError. With `prune`, each
-        checkpoint this connection writes deletes its thread's older ones as it is inserted."""
+        that cannot be opened at all (locked, read-only) raises EngineError."""
         try:
             conn, saver = await open_checkpointer(db, logs_dir=logs_dir)
         except sqlite3.OperationalError as exc:  # locked, read-only, no permission: not damage
@@ -36,8 +34,6 @@ class SqliteCheckpoints:
         try:
             for pragma in CONNECTION_PRAGMAS:  # wait for a busy database; keep the WAL small
                 await conn.execute(pragma)
-            if prune:
-                await conn.execute(PRUNE_TRIGGER)
             # Old files (and Birdie's) keep every step's checkpoint: only the latest is needed.
             await asyncio.to_thread(prune_database, db)
         except BaseException:
@@ -57,8 +53,16 @@ class SqliteCheckpoints:
         return row[0] if row else None
 
     async def prune(self, thread_id: str, head: str) -> None:
-        """Nothing to do: the connection's trigger dropped the thread's older checkpoints in
-        the transaction that wrote `head` (a round trip of its own cost ~0.5 ms a checkpoint)."""
+        """Drop the thread's checkpoints and writes older than `head` (best effort: what a
+        busy database keeps now goes with the next checkpoint)."""
+        try:
+            async with self.saver.lock:
+                for statement in PRUNE_THREAD:
+                    await self.conn.execute(statement, (thread_id, "", head))
+                await self.conn.commit()
+        except Exception:  # noqa: BLE001 - pruning never fails a turn
+            with contextlib.suppress(Exception):
+                await self.conn.rollback()
 
     async def discard(self) -> None:
         """Roll back what a failed write left in the connection's open transaction: a commit

@@ -2,8 +2,8 @@
 
 Owns paths, atomic JSON I/O, session metadata and the locks that let processes share it,
 long-term memory and settings. It imports neither textual nor langgraph; checkpoint rows are only
-ever deleted by SQL written here (`sessions`, `checkpoint_prune`: the engine installs the per-step
-pruning trigger on its own connection).
+ever deleted by SQL written here (`sessions`, `checkpoint_prune`: the engine runs the per-step
+pruning statement on its own connection).
 """
 
 from typing import Any

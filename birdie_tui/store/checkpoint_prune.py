@@ -5,9 +5,7 @@ session of 40 turns with 32 KB tool results took 142 MB. Resume, `/retry` (an up
 latest checkpoint), history reads and a pending interrupt need only a thread's latest
 checkpoint and the writes pending on it, so everything older goes:
 
-- as each checkpoint is written: a TEMP trigger on the engine's own connection
-  (`PRUNE_TRIGGER`) deletes the thread's older ones inside the insert's transaction, so pruning
-  costs no round trip of its own;
+- after each checkpoint the engine writes (`PRUNE_THREAD`, run on its own connection);
 - at start, for every thread of the file (`prune_database`: files written before this, or by
   Birdie, which keeps everything), and a file that is mostly free pages is vacuumed once.
 
@@ -22,22 +20,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-__all__ = ["CONNECTION_PRAGMAS", "PRUNE_TRIGGER", "prune_database"]
+__all__ = ["CONNECTION_PRAGMAS", "PRUNE_THREAD", "prune_database"]
 
-# Each top-level checkpoint inserted on the connection that creates this takes its thread's
-# older checkpoints and their writes with it, in the same transaction (TEMP: other connections,
-# Birdie's or another process's, are not affected). The body's unqualified names resolve to the
-# main database: the temp one has no such tables.
-PRUNE_TRIGGER = """
-CREATE TEMP TRIGGER IF NOT EXISTS birdie_prune_older_checkpoints
-AFTER INSERT ON main.checkpoints WHEN NEW.checkpoint_ns = ''
-BEGIN
-    DELETE FROM writes WHERE thread_id = NEW.thread_id AND checkpoint_ns = ''
-        AND checkpoint_id < NEW.checkpoint_id;
-    DELETE FROM checkpoints WHERE thread_id = NEW.thread_id AND checkpoint_ns = ''
-        AND checkpoint_id < NEW.checkpoint_id;
-END
-"""
+# (thread_id, checkpoint_ns, checkpoint_id) -> everything of that thread older than the id.
+PRUNE_THREAD = (
+    "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?",
+    "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?",
+)
 
 # For every connection that writes checkpoints: wait for a busy database rather than fail a
 # turn (another process may be writing its own session), and give the WAL back to the disk

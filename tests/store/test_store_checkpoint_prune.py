@@ -99,38 +99,6 @@ def test_a_busy_or_foreign_database_is_left_alone(tmp_path):
     assert prune_database(tmp_path / "missing.db") == 0
 
 
-async def test_each_checkpoint_written_takes_its_threads_older_ones_with_it(tmp_path):
-    """The engine's connection prunes as it inserts, in the insert's transaction: a thread's
-    older top-level checkpoints and their writes go, the new one's writes and a subgraph's
-    checkpoints stay, and another connection's inserts are not touched."""
-    from birdie_tui.agent.sqlite_checkpoints import SqliteCheckpoints
-
-    db = tmp_path / "checkpoints.db"
-    _database(db, {"t": 2, "u": 1})
-    checkpoints = await SqliteCheckpoints.open(db)  # the start prunes "t" to "02"
-    try:
-        conn = checkpoints.conn
-        for ns, cid in (("", "03"), ("sub", "01"), ("sub", "04"), ("", "04")):
-            await conn.execute("INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, "
-                               "task_id, idx, channel, type, value) VALUES "
-                               "('t', ?, ?, 't', 0, 'messages', 'msgpack', x'00')", (ns, cid))
-            await conn.execute("INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, "
-                               "checkpoint_id, type, checkpoint, metadata) VALUES "
-                               "('t', ?, ?, 'msgpack', x'00', x'7b7d')", (ns, cid))
-        await conn.commit()
-    finally:
-        await checkpoints.aclose()
-    assert _rows(db, "checkpoints") == [("t", "01"), ("t", "04"), ("u", "01")]
-    assert _rows(db, "writes") == [("t", "01"), ("t", "04"), ("u", "01")]
-    foreign = sqlite3.connect(db)
-    with foreign:
-        foreign.execute("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
-                        "type, checkpoint, metadata) VALUES ('u', '', '02', 'msgpack', x'00', "
-                        "x'7b7d')")
-    foreign.close()
-    assert ("u", "01") in _rows(db, "checkpoints")  # Birdie's own writes keep everything
-
-
 async def test_a_session_of_bulky_turns_keeps_one_checkpoint_and_reads_back(tmp_path,
                                                                             isolated_home):
     """12 turns with 32 KB tool results: one checkpoint row, no stale writes, the file a small
