@@ -105,3 +105,22 @@ async def test_appends_in_place_give_the_blocks_textual_s_append_gives():
                 assert _blocks(reply) == _blocks(stock), (seed, a, b)
             await pilot.pause()
         assert in_place > appends // 3
+
+
+
+async def test_an_append_waits_for_one_of_textual_s_not_yet_done():
+    """An append left to Textual's path (it makes the paragraph a heading) and another made
+    before awaiting it, which parses to one paragraph again: the second is not made in place
+    on blocks the first has not rebuilt yet, so both widgets end as Textual's append leaves
+    them (in place, the first's heading would land over the second's paragraph)."""
+    app = Pair()
+    async with app.run_test(size=(160, 60)):
+        stock, reply = app.query_one("#stock", Stock), app.query_one("#reply", ReplyMarkdown)
+        for markdown in (stock, reply):
+            await markdown.append("A first paragraph.\n\nA second")
+            first = markdown.append("\n---")  # a setext heading now: Textual's path
+            second = markdown.append("x, a paragraph again")  # before `first` has run
+            await first
+            await second
+        assert reply.source == stock.source
+        assert _blocks(reply) == _blocks(stock)

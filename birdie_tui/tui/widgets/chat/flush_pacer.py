@@ -6,7 +6,8 @@ Text now arrives in ~33 ms windows (`providers/coalesce.py`), so a flush is aske
 text arrives and starts as soon as both rules allow:
 - `period` after the last flush started (10 a second: each flush is a layout and a paint, and
   15 a second measured 164 -> 126 ms of worst staleness for +18-27 % of the CPU, the issue's
-  other target, §32; after cheaper frames, 109-110 ms for +25 %, §38; 94-137 ms after cheaper appends, §41);
+  other target, §32; after cheaper frames, 109-110 ms for +25 %, §38; after cheaper appends,
+  94-137 ms, §41);
 - the loop free at least as long as the last flush took (keys keep being answered however
   slow rendering gets).
 The first text after a pause is flushed at once.

@@ -31,7 +31,7 @@ class ReplyMarkdown(Markdown):
     An append that leaves the source's last block one paragraph sets that paragraph's content
     in place. Textual's append builds a new paragraph widget from the parse, sets and styles
     its content, then copies the content into the mounted paragraph and drops the new one:
-    about half of what a streamed flush cost (bench/RESULTS.md §41).
+    about half of an append's cost (bench/RESULTS.md §41).
 
     While it streams, its last paragraph grows `STREAM_STEP` lines at a time (blank rows below
     the text): a flush that fills one of them repaints a few rows, where a paragraph one line
@@ -44,6 +44,7 @@ class ReplyMarkdown(Markdown):
               "paragraph_open": WrappedParagraph}
     _streaming = False
     _tail: WrappedParagraph | None = None  # the last paragraph, growing in steps
+    _behind: AwaitComplete | None = None  # the last append left to Textual's path
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         # Textual builds a new parser for every append (~0.3 ms of compiling its rules and
@@ -55,7 +56,8 @@ class ReplyMarkdown(Markdown):
         if self._append_in_place(markdown):
             done: AwaitComplete = AwaitComplete.nothing()  # type: ignore[no-untyped-call]
             return done
-        return super().append(markdown)
+        self._behind = super().append(markdown)
+        return self._behind
 
     def _append_in_place(self, markdown: str) -> bool:
         """Textual's append, done at once, when the source from the last block on parses to
@@ -64,8 +66,9 @@ class ReplyMarkdown(Markdown):
         them). False (nothing changed) for anything else, left to Textual's append."""
         blocks = self.children
         last = blocks[-1] if blocks else None
-        if not isinstance(last, WrappedParagraph) or self.lock.is_locked:
-            return False
+        if not isinstance(last, WrappedParagraph) or self.lock.is_locked or (
+                self._behind is not None and not self._behind.is_done):
+            return False  # an append of Textual's not done yet: the blocks are not final
         source = self.source + markdown
         start = self._last_parsed_line
         parser = self._parser_factory() if self._parser_factory else _shared_parser()
