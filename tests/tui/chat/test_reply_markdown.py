@@ -107,7 +107,6 @@ async def test_appends_in_place_give_the_blocks_textual_s_append_gives():
         assert in_place > appends // 3
 
 
-
 async def test_an_append_waits_for_one_of_textual_s_not_yet_done():
     """An append left to Textual's path (it makes the paragraph a heading) and another made
     before awaiting it, which parses to one paragraph again: the second is not made in place
