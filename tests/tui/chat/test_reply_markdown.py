@@ -123,3 +123,19 @@ async def test_an_append_waits_for_one_of_textual_s_not_yet_done():
             await second
         assert reply.source == stock.source
         assert _blocks(reply) == _blocks(stock)
+
+
+async def test_an_append_waits_for_an_update_not_yet_done():
+    """A new document set (`update`) and an append made before awaiting it: the append is
+    not made in place on the blocks the update is about to replace."""
+    app = Pair()
+    async with app.run_test(size=(160, 60)):
+        stock, reply = app.query_one("#stock", Stock), app.query_one("#reply", ReplyMarkdown)
+        for markdown in (stock, reply):
+            await markdown.append("An old paragraph")
+            replaced = markdown.update("A new paragraph")  # not awaited
+            appended = markdown.append(" and more of it")
+            await replaced
+            await appended
+        assert reply.source == stock.source
+        assert _blocks(reply) == _blocks(stock)

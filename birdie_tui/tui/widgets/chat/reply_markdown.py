@@ -44,13 +44,17 @@ class ReplyMarkdown(Markdown):
               "paragraph_open": WrappedParagraph}
     _streaming = False
     _tail: WrappedParagraph | None = None  # the last paragraph, growing in steps
-    _behind: AwaitComplete | None = None  # the last append left to Textual's path
+    _behind: AwaitComplete | None = None  # the last update or append left to Textual
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         # Textual builds a new parser for every append (~0.3 ms of compiling its rules and
         # linkify's patterns); parsing does not change one, so all replies share it.
         kwargs.setdefault("parser_factory", _shared_parser)
         super().__init__(markdown, **kwargs)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        self._behind = super().update(markdown)
+        return self._behind
 
     def append(self, markdown: str) -> AwaitComplete:
         if self._append_in_place(markdown):
@@ -68,7 +72,7 @@ class ReplyMarkdown(Markdown):
         last = blocks[-1] if blocks else None
         if not isinstance(last, WrappedParagraph) or self.lock.is_locked or (
                 self._behind is not None and not self._behind.is_done):
-            return False  # an append of Textual's not done yet: the blocks are not final
+            return False  # an update or append of Textual's not done: the blocks are not final
         source = self.source + markdown
         start = self._last_parsed_line
         parser = self._parser_factory() if self._parser_factory else _shared_parser()
