@@ -225,6 +225,7 @@ async def _terminate(proc: asyncio.subprocess.Process, readers: list[asyncio.Tas
 
 async def _run_bash(script: str, values: dict[str, str], timeout: float,
                     env_allow: tuple[str, ...] = ()) -> ToolOutcome:
+    REAPER.ready()
     proc = await asyncio.create_subprocess_exec(
         *BASH_COMMAND, script, env=bash_env(values, env_allow),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,

@@ -2,8 +2,9 @@
 
 Each `bash:` tool runs in its own process group, which a timeout or a cancel kills. That is not
 enough when the app itself dies: nothing is left to do the killing. So one small reaper process
-per app (`reaper_child.py`, started on the first tool run, never again per call) holds the read
-end of a pipe the app writes to: `+PGID` when a tool's group starts, `-PGID` when it is gone.
+per app (`reaper_child.py`, started before the first tool's process, never again per call)
+holds the read end of a pipe the app writes to: `+PGID` when a tool's group starts, `-PGID`
+when it is gone.
 When the app dies the kernel closes the pipe, and the reaper kills every group still registered
 (SIGTERM, a grace second, SIGKILL), then exits. On Linux it also kills every process carrying
 `BIRDIE_TOOL_OWNER=<this app's token>` in its environment (`tool_environment`): a tool caught
@@ -55,6 +56,16 @@ class Reaper:
     def pid(self) -> int | None:
         """The reaper process, once started (tests and diagnostics)."""
         return self._pid if self._owner == os.getpid() else None
+
+    def ready(self) -> None:
+        """Called before a tool's process is spawned: the reaper must already run then, or a
+        SIGKILL between the spawn and `watch` (the first tool's, while the loop is busy) would
+        leave the tool with nothing to kill it. Running, it finds such a tool by its mark."""
+        with self._lock:
+            if self._owner != os.getpid():
+                self._reset()
+            if self._fd is None:
+                self._start()
 
     def watch(self, pgid: int) -> None:
         """A tool's process group started: kill it if the app dies."""

@@ -29,6 +29,8 @@ from birdie_tui.tools.entrypoints import run_entrypoint
 from birdie_tui.tools.reaper import REAPER
 
 mode, commands = sys.argv[1], sys.argv[2:]
+if mode == "unregistered":  # killed after the spawn, before `watch` ran (a busy loop's window)
+    REAPER.watch = lambda pgid: None
 
 def run(command):
     tool = SkillTool(name="t", description="d", entrypoint="bash:" + command)
@@ -70,6 +72,18 @@ def test_a_sigkilled_app_leaves_no_tool_process(isolated_home, tmp_path):
     app = start_app(isolated_home, "hold", tree_command(pids_file))
     pids = wait_for_pids(pids_file, TREE_PIDS, process=app)
     assert all(alive(p) for p in pids)
+    kill_app(app)
+    assert wait_gone(pids) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(),
+                    reason="finding unregistered processes by their mark needs /proc")
+def test_a_tool_killed_before_its_registration_is_found_by_its_mark(isolated_home, tmp_path):
+    """SIGKILL after the first tool's process started but before its group was registered:
+    the reaper already runs (it starts before the spawn) and finds the processes by their mark."""
+    pids_file = tmp_path / "pids"
+    app = start_app(isolated_home, "unregistered", tree_command(pids_file))
+    pids = wait_for_pids(pids_file, TREE_PIDS, process=app)
     kill_app(app)
     assert wait_gone(pids) == []
 
