@@ -31,13 +31,14 @@ def run_child(script: str, args: list[str], *, tps: float, prefix: str) -> dict[
     srv = sse_server.SSEServer(tps=tps, tokens=10_000, prompt_word=PROMPT_WORD,
                                long_once=True).start()
     try:
-        env = {**os.environ, "BIRDIE_HOME": tempfile.mkdtemp(prefix=prefix),
-               "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
-               "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
-        for key in _KEYS:
-            env.pop(key, None)
-        out = subprocess.run([sys.executable, script, "--child", *args], capture_output=True,
-                             text=True, env=env, timeout=600)
+        with tempfile.TemporaryDirectory(prefix=prefix) as home:
+            env = {**os.environ, "BIRDIE_HOME": home,
+                   "OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": srv.base_url,
+                   "LLM_VENDOR": "openai", "LLM_MODEL": "gpt-4o-mini", "BIRDIE_WATCH": "0"}
+            for key in _KEYS:
+                env.pop(key, None)
+            out = subprocess.run([sys.executable, script, "--child", *args], capture_output=True,
+                                 text=True, env=env, timeout=600)
     finally:
         srv.stop()
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
