@@ -9,6 +9,7 @@ from textual.widgets.markdown import MarkdownFence
 
 from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ParagraphSplitter
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton
+from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 from tests.tui.chat.harness import ChatHarness
 
 
@@ -82,6 +83,48 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
             fence_lines = [ln for ln in source.splitlines() if ln.strip().startswith("```")]
             assert len(fence_lines) % 2 == 0, "a fence was split across widgets"
             assert not source.startswith((" ", "\t"))
+
+
+async def test_a_finished_part_is_rendered_once_and_never_inside_a_layout_pass(monkeypatch):
+    """Each part a long reply is cut into is rendered by Rich once, after a frame went out and
+    at the width its place has: the layout that mounts it finds its lines kept (rendered inside
+    that pass, it held back the frame showing the next part's first text)."""
+    from textual._compositor import Compositor
+
+    from birdie_tui.tui.widgets.chat import lite_reply
+
+    renders: list[bool] = []  # one per render: inside a layout pass?
+    laying_out = [False]
+    real_marked, real_reflow = lite_reply._Marked, Compositor.reflow
+
+    def counting(source: str) -> object:
+        renders.append(laying_out[0])
+        return real_marked(source)
+
+    def reflow(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        laying_out[0] = True
+        try:
+            return real_reflow(self, *args, **kwargs)
+        finally:
+            laying_out[0] = False
+
+    monkeypatch.setattr(lite_reply, "_Marked", counting)
+    monkeypatch.setattr(Compositor, "reflow", reflow)
+    text = "".join(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 12 + "\n\n"
+                   for i in range(50))
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        for start in range(0, len(text), 300):
+            reply.append(text[start:start + 300])
+            await pilot.pause(0.03)
+        await reply.finish()
+        await pilot.pause()
+        parts = [part for part in reply.children if isinstance(part, LiteReply)]
+        assert len(parts) >= 2 and len(reply.markdown_widgets) == 1
+        assert rendered_source(reply) == text
+        assert renders == [False] * len(parts)
 
 
 def test_splitter_tracks_fences_across_fragment_boundaries():

@@ -346,17 +346,24 @@ class AssistantMessage(Widget):
 
     async def _start_new_segment(self) -> None:
         await self._stop_stream()
-        if COLLAPSE_FINISHED:
-            await self._collapse(self._markdown)
+        finished, self._markdown = self._markdown, ReplyMarkdown()
         self.post_message(self.PartDone())
-        self._markdown = ReplyMarkdown()
         await self.mount(self._markdown)
         self._open_stream()
+        if COLLAPSE_FINISHED:  # after this flush's paint, not inside its layout pass
+            self.call_after_refresh(self._collapse, finished)
 
     async def _collapse(self, markdown: Markdown) -> None:
         """A finished part becomes one `LiteReply`: its dozens of block widgets would otherwise
-        be laid out again on every frame of the rest of the reply."""
-        await self.mount(LiteReply(markdown.source, classes="lite -part"), before=markdown)
+        be laid out again on every frame of the rest of the reply. Rich renders the part here,
+        right after a frame went out, at the width the layout will ask for (both have the same
+        padding): inside the layout pass it delayed the frame that showed the new part's
+        first text by 10-26 ms (bench/RESULTS.md §41)."""
+        if markdown.parent is not self or self._lite:  # removed meanwhile (`to_lite`, pruned)
+            return
+        lite = LiteReply(markdown.source, classes="lite -part")
+        lite.prepare(markdown.content_region.width)
+        await self.mount(lite, before=markdown)
         await markdown.remove()
 
     async def finish(self) -> None:

@@ -216,6 +216,12 @@ class LiteReply(Widget):
     def render(self) -> Visual:
         return self._visual
 
+    def prepare(self, width: int) -> None:
+        """Render the lines for `width` now (before mounting: the layout that places the widget
+        then finds them kept). A width of 0 (not laid out yet) renders nothing."""
+        if width > 0:
+            self._visual.lines(width)
+
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         width = self._visual._width if self._visual._width > 0 else self.content_region.width
         return selection.extract(self._visual.plain(width)), "\n"
