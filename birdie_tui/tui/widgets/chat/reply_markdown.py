@@ -14,6 +14,7 @@ from textual.widgets import Markdown
 
 from birdie_tui.tui.layout_pass import arranged_size
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyFence
+from birdie_tui.tui.widgets.chat.reply_lists import ReplyBulletList, ReplyOrderedList
 from birdie_tui.tui.widgets.chat.wrapped_paragraph import WrappedParagraph
 
 STREAM_STEP = 4  # lines the streaming paragraph grows by at a time (see ReplyMarkdown)
@@ -32,6 +33,7 @@ class ReplyMarkdown(Markdown):
     in place. Textual's append builds a new paragraph widget from the parse, sets and styles
     its content, then copies the content into the mounted paragraph and drops the new one:
     about half of an append's cost (bench/RESULTS.md §41).
+    A list streams in place as well (`reply_lists`).
 
     While it streams, its last paragraph grows `STREAM_STEP` lines at a time (blank rows below
     the text): a flush that fills one of them repaints a few rows, where a paragraph one line
@@ -41,7 +43,8 @@ class ReplyMarkdown(Markdown):
 
     BLANK = True
     BLOCKS = {**Markdown.BLOCKS, "fence": CopyFence, "code_block": CopyFence,
-              "paragraph_open": WrappedParagraph}
+              "paragraph_open": WrappedParagraph, "bullet_list_open": ReplyBulletList,
+              "ordered_list_open": ReplyOrderedList}
     _streaming = False
     _tail: WrappedParagraph | None = None  # the last paragraph, growing in steps
     _behind: AwaitComplete | None = None  # the last update or append left to Textual
