@@ -17,7 +17,8 @@ that runs `create_app([])` under `App.run_test(size=(120, 40))` with the same va
   markdown      `Markdown.append` (parse of the last block, its widgets updated or mounted)
   rows          lines rendered per paint (`render_lines`), by widget class
   paints        compositor refreshes that drew something (a refresh may find nothing to draw)
-  gaps          the worst gap between two paints in the window
+  gaps          the worst gap between two paints in the window, and the ten worst
+  longest       the longest single call of each timed step (a segment split's stall shows here)
 
 --profile writes a cProfile of the UI thread over the window to the given file (then the
 timings above include the profiler's overhead; compare them only with each other).
@@ -58,6 +59,7 @@ class Meter:
         self.count: collections.Counter[str] = collections.Counter()
         self.rows: collections.Counter[str] = collections.Counter()
         self.paints: list[float] = []
+        self.longest: collections.Counter[str] = collections.Counter()  # worst single call
         self.depth = 0
 
     def wrap(self, cls: type, name: str, key: str, *, sync: bool = True) -> None:
@@ -73,8 +75,10 @@ class Meter:
                 try:
                     return original(self, *args, **kwargs)
                 finally:
-                    meter.time[key] += now() - start
+                    took = now() - start
+                    meter.time[key] += took
                     meter.count[key] += 1
+                    meter.longest[key] = max(meter.longest[key], took)
         else:
             async def timed(self: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
                 if not meter.on:
@@ -83,8 +87,10 @@ class Meter:
                 try:
                     return await original(self, *args, **kwargs)
                 finally:
-                    meter.time[key] += now() - start
+                    took = now() - start
+                    meter.time[key] += took
                     meter.count[key] += 1
+                    meter.longest[key] = max(meter.longest[key], took)
         setattr(cls, name, timed)
 
 
@@ -196,6 +202,8 @@ async def run_child(skip: float, window: float, profile: str | None) -> dict[str
         "ms_per_s": {k: 1000 * v / wall for k, v in meter.time.items()},
         "rows_per_paint": {k: v / max(1, len(paints)) for k, v in meter.rows.most_common()},
         "worst_gap_ms": 1000 * max(gaps, default=0.0),
+        "worst_gaps_ms": [round(1000 * g, 1) for g in sorted(gaps, reverse=True)[:10]],
+        "longest_ms": {k: round(1000 * v, 1) for k, v in meter.longest.most_common()},
     }
 
 
@@ -221,6 +229,9 @@ def main() -> None:
     print("per second:", ", ".join(f"{k} {v:.1f}" for k, v in sorted(result["per_s"].items())))
     print("ms per second:", ", ".join(f"{k} {v:.1f}" for k, v in
                                       sorted(result["ms_per_s"].items())))
+    print("ten worst paint gaps (ms):", ", ".join(f"{g:.0f}" for g in result["worst_gaps_ms"]))
+    print("longest single call (ms):", ", ".join(f"{k} {v:.1f}" for k, v in
+                                                 result["longest_ms"].items()))
     print("rows per paint:", ", ".join(f"{k} {v:.1f}" for k, v in
                                        result["rows_per_paint"].items()))
     if opts.json:
