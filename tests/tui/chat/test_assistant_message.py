@@ -216,6 +216,18 @@ def test_splitter_cuts_a_long_quote_only_between_quoted_paragraphs():
         assert text[s - 2:s] == ">\n" and text[s:s + 7] == "> word "
 
 
+def test_splitter_cuts_a_quote_sooner_than_a_list_when_told():
+    """With a lower quote limit (a quote is remounted every flush, a list is not), a quote is
+    cut at that limit and a list only at the list limit."""
+    quote = ">\n".join(["> " + "word " * 20 + "\n"] * 20)
+    items = "".join(f"- item {n} " + "word " * 10 + "\n" for n in range(40))
+    quote_splits = _feed_in_pieces(ParagraphSplitter(10_000, 1_000, quote_limit=200), quote)
+    list_splits = _feed_in_pieces(ParagraphSplitter(10_000, 1_000, quote_limit=200), items)
+    assert len(quote_splits) >= 8  # ~2,100 characters cut every ~200
+    assert 1 <= len(list_splits) <= 2  # ~2,600 characters cut every ~1,000
+    assert min(b - a for a, b in zip([0, *list_splits], list_splits)) >= 1_000
+
+
 def test_splitter_never_cuts_a_setext_heading_or_inside_a_fence():
     """A setext underline or a list-like line inside a fence is never a cut point."""
     text = ("Title\n-\n" + "x" * 50 + "\n") * 5 + "```\n" + "- not an item\n" * 30 + "```\n"

@@ -47,7 +47,10 @@ from birdie_tui.tui.widgets.chat.reply_markdown import ReplyMarkdown
 
 FLUSH_INTERVAL = FLUSH_PERIOD
 SPLIT_CHARS = 6_000
-BLOCK_SPLIT_CHARS = 400  # lists and quotes are one block each: cut them much sooner
+# Lists and quotes are one block each: cut them sooner. A streaming list keeps its widgets
+# (reply_lists), a quote is mounted anew each flush (Textual's), so a quote is cut much sooner.
+BLOCK_SPLIT_CHARS = 1_200
+QUOTE_SPLIT_CHARS = 400
 FLUSH_BUDGET = 0.05  # seconds of rendering per tick before the rest waits for the next one
 CATCH_UP_CHARS = 2 * SPLIT_CHARS  # a backlog this big at the end is caught up, not drained
 COLLAPSE_FINISHED = True
@@ -61,14 +64,17 @@ class ParagraphSplitter:
     """Finds safe places to start a new Markdown widget in text that arrives in pieces.
 
     Outside a ``` / ~~~ fence, a safe place is the start of an unindented line that follows a
-    blank line (once the current widget holds `limit` characters), or — once it holds
-    `block_limit` — a top-level list item, or a quote paragraph after an empty `>` line. Each
-    part of a cut list or quote renders as a list or quote of its own.
+    blank line (once the current widget holds `limit` characters), a top-level list item (once
+    it holds `block_limit`), or a quote paragraph after an empty `>` line (once it holds
+    `quote_limit`, by default `block_limit` too). Each part of a cut list or quote renders as
+    a list or quote of its own.
     """
 
-    def __init__(self, limit: int = SPLIT_CHARS, block_limit: int = BLOCK_SPLIT_CHARS) -> None:
+    def __init__(self, limit: int = SPLIT_CHARS, block_limit: int = BLOCK_SPLIT_CHARS,
+                 quote_limit: int | None = None) -> None:
         self.limit = limit
         self.block_limit = min(block_limit, limit)
+        self.quote_limit = min(block_limit if quote_limit is None else quote_limit, limit)
         self._fence: tuple[str, int] | None = None  # (fence char, run length) while inside one
         self._tail = ""  # the incomplete last line seen so far
         self._prev_blank = False
@@ -103,14 +109,17 @@ class ParagraphSplitter:
         return splits
 
     def _may_split(self, line: str, held: int) -> bool:
-        if line[0] in " \t\r\n" or held < self.block_limit:
+        if line[0] in " \t\r\n" or held < min(self.block_limit, self.quote_limit):
             return False
+        quote, lists = held >= self.quote_limit, held >= self.block_limit
         if self._prev_blank:
-            return held >= self.limit or line[0] == ">" or bool(_LIST_ITEM.match(line))
+            return held >= self.limit or (line[0] == ">" and quote) or (
+                lists and bool(_LIST_ITEM.match(line)))
         if line[0] == ">":
             inner = _unquote(line)
-            return (self._prev_quote_blank and bool(inner.strip())) or bool(_LIST_ITEM.match(inner))
-        return bool(_LIST_ITEM.match(line))
+            return quote and ((self._prev_quote_blank and bool(inner.strip()))
+                              or bool(_LIST_ITEM.match(inner)))
+        return lists and bool(_LIST_ITEM.match(line))
 
     def _classify(self, line: str) -> None:
         stripped = _unquote(line).strip()  # a fence inside a quote is still a fence
@@ -202,7 +211,7 @@ class AssistantMessage(Widget):
         self._rendered = not streaming
         self._interrupted = False
         self._pacer = FlushPacer(flush_interval)
-        self._splitter = ParagraphSplitter(split_chars)
+        self._splitter = ParagraphSplitter(split_chars, quote_limit=QUOTE_SPLIT_CHARS)
         self._flush_lock = asyncio.Lock()
         # Split but not yet rendered: (starts a new Markdown widget?, text).
         self._queue: list[tuple[bool, str]] = []
