@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.geometry import Region
 from textual.widgets import Label, Markdown, Static
@@ -125,6 +127,26 @@ async def test_a_finished_part_is_rendered_once_and_never_inside_a_layout_pass(m
         assert len(parts) >= 2 and len(reply.markdown_widgets) == 1
         assert rendered_source(reply) == text
         assert renders == [False] * len(parts)
+
+
+async def test_a_reply_made_lite_before_its_part_is_collapsed_stays_one_lite_reply():
+    """A reply that ends and is made lite (it scrolled far up) while a part it cut off still
+    waits for its collapse: the collapse finds the part gone and does nothing, the reply stays
+    one lite widget of the whole text."""
+    text = "".join(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 12 + "\n\n"
+                   for i in range(30))
+    app = ChatHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply()
+        await pilot.pause()
+        reply.append(text)
+        while len(reply.markdown_widgets) < 2:  # a part was cut off, not yet collapsed
+            await asyncio.sleep(0.005)
+        await reply.finish()
+        assert await reply.to_lite()
+        await pilot.pause(0.2)
+        parts = [child for child in reply.children if isinstance(child, LiteReply)]
+        assert len(parts) == 1 and parts[0].source == text and not reply.markdown_widgets
 
 
 def test_splitter_tracks_fences_across_fragment_boundaries():

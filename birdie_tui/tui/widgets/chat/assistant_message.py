@@ -368,8 +368,8 @@ class AssistantMessage(Widget):
         right after a frame went out, at the width the layout will ask for (both have the same
         padding): inside the layout pass it delayed the frame that showed the new part's
         first text by 10-26 ms (bench/RESULTS.md §41)."""
-        if markdown.parent is not self or self._lite:  # removed meanwhile (`to_lite`, pruned)
-            return
+        if not self.is_attached or markdown.parent is not self or self._lite:
+            return  # removed meanwhile: the reply pruned or cleared, or made lite (`to_lite`)
         lite = LiteReply(markdown.source, classes="lite -part")
         lite.prepare(markdown.content_region.width)
         await self.mount(lite, before=markdown)
