@@ -87,6 +87,12 @@ async def test_long_reply_splits_into_several_markdown_widgets_outside_fences():
             assert not source.startswith((" ", "\t"))
 
 
+def long_reply(count: int) -> str:
+    """A reply of `count` ~340-character paragraphs: long enough to be cut into parts."""
+    return "".join(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 12 + "\n\n"
+                   for i in range(count))
+
+
 async def test_a_finished_part_is_rendered_once_and_never_inside_a_layout_pass(monkeypatch):
     """Each part a long reply is cut into is rendered by Rich once, after a frame went out and
     at the width its place has: the layout that mounts it finds its lines kept (rendered inside
@@ -112,8 +118,7 @@ async def test_a_finished_part_is_rendered_once_and_never_inside_a_layout_pass(m
 
     monkeypatch.setattr(lite_reply, "_Marked", counting)
     monkeypatch.setattr(Compositor, "reflow", reflow)
-    text = "".join(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 12 + "\n\n"
-                   for i in range(50))
+    text = long_reply(50)
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
@@ -133,8 +138,7 @@ async def test_a_reply_made_lite_before_its_part_is_collapsed_stays_one_lite_rep
     """A reply that ends and is made lite (it scrolled far up) while a part it cut off still
     waits for its collapse: the collapse finds the part gone and does nothing, the reply stays
     one lite widget of the whole text."""
-    text = "".join(f"Paragraph {i} " + "lorem ipsum dolor sit amet " * 12 + "\n\n"
-                   for i in range(30))
+    text = long_reply(30)
     app = ChatHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         reply = app.chat.start_reply()
