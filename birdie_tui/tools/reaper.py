@@ -62,20 +62,15 @@ class Reaper:
         SIGKILL between the spawn and `watch` (the first tool's, while the loop is busy) would
         leave the tool with nothing to kill it. Running, it finds such a tool by its mark."""
         with self._lock:
-            if self._owner != os.getpid():
-                self._reset()
-            if self._fd is None:
-                self._start()
+            self._running()
 
     def watch(self, pgid: int) -> None:
         """A tool's process group started: kill it if the app dies."""
         with self._lock:
-            if self._owner != os.getpid():
-                self._reset()
+            running = self._running()
             self._groups.add(pgid)
-            if self._fd is None and not self._start():
-                return
-            self._send(f"+{pgid}\n")
+            if running:
+                self._send(f"+{pgid}\n")
 
     def release(self, pgid: int) -> None:
         """The group is gone (ended or killed): forget it."""
@@ -93,6 +88,12 @@ class Reaper:
             self.release(pgid)
 
     # ------------------------------------------------------------------ the process
+    def _running(self) -> bool:
+        """(Under the lock.) This process's reaper runs, started now if it did not."""
+        if self._owner != os.getpid():
+            self._reset()
+        return self._fd is not None or self._start()
+
     def _reset(self) -> None:
         """A fresh state for this pid (first use, or a forked child: the parent's pipe and
         token are not ours)."""
