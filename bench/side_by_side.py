@@ -351,6 +351,7 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
         # -- watch the reply
         moves: list[float] = []
         changes: list[float] = []
+        trace: list[tuple[float, int, str]] = []
         last_prog, last_screen = 0, None
         start_seen = end_seen = None
         cpu_at_first = None  # tree CPU when the server has written its first token
@@ -381,6 +382,8 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
                 changes.append(now)
                 last_screen = screen
                 p = progress(screen)
+                if opts.trace:
+                    trace.append((now, p, screen))
                 if p > last_prog:
                     moves.append(now)
                     last_prog = p
@@ -450,6 +453,8 @@ def run_once(key: str, mode: str, srv: SSEServer, infos: dict, opts) -> dict:
             if shown:
                 res["stale_after_first"], _ = staleness(shown, shown[0], end)
             res["moves"] = [t - rec.first_token for t in shown]
+            if opts.trace:
+                res["trace"] = [(t - rec.first_token, p, s) for t, p, s in trace]
             res["screen_moves"] = len([t for t in moves if rec.first_token < t < end])
             res["last_sent_to_end"] = end_seen - rec.last_token
             res["stream_s"] = rec.last_token - rec.first_token
@@ -580,6 +585,9 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=40)
     ap.add_argument("--json", metavar="PATH", help="write every run's raw result here")
     ap.add_argument("--screens", action="store_true", help="print each app's last end screen")
+    ap.add_argument("--trace", action="store_true",
+                    help="keep every distinct screen with its time and progress in --json's runs "
+                         "(to see what a stale stretch looked like)")
     opts = ap.parse_args()
 
     apps = [a for a in opts.apps.split(",") if a]
