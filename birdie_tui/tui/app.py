@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.app import App
 from textual.binding import Binding
 
 from birdie_tui.cli.signals import SignalWatch, exit_status
@@ -24,6 +23,7 @@ from birdie_tui.text import one_line
 from birdie_tui.service.first_paint import saved_theme, theme_dirs
 from birdie_tui.tui.boot import Boot, DoorFactory
 from birdie_tui.tui import collector
+from birdie_tui.tui.frame_timing import BatchFrameApp
 from birdie_tui.tui.keymap import apply_keymap, key_for
 from birdie_tui.tui.widgets.skills.skill_sidebar import SkillSidebar
 from birdie_tui.tui.main_screen import MainScreen
@@ -40,10 +40,10 @@ guard_the_terminal()  # no frame carries a control character from text (see term
 DEFAULT_THEME = "birdie-dark"
 
 
-class BirdieApp(App[int]):
+class BirdieApp(BatchFrameApp[int]):
     CSS_PATH = "birdie.tcss"
     TITLE = "birdie"
-    COMMANDS = App.COMMANDS | {BirdieCommands}
+    COMMANDS = BatchFrameApp.COMMANDS | {BirdieCommands}
     # The chat's keys are the main screen's; these two work on every screen.
     BINDINGS = [
         Binding("ctrl+p", "command_palette", "Palette", id="app.palette", show=False),

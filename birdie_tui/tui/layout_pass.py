@@ -35,10 +35,11 @@ from textual._compositor import ChopsUpdate, Compositor
 from textual.css.scalar import Scalar, Unit
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
-from textual.screen import Screen, ScreenResultType
+from textual.screen import ScreenResultType
 from textual.strip import Strip
 from textual.widget import Widget
 
+from birdie_tui.tui.frame_timing import FrameTimedScreen
 from birdie_tui.tui.paint import JoinedChopsUpdate, render_chops
 
 
@@ -116,7 +117,7 @@ class CroppedCompositor(Compositor):
         return JoinedChopsUpdate(update.chops, update.spans, update.chop_ends)
 
 
-class SettledScreen(Screen[ScreenResultType]):
+class SettledScreen(FrameTimedScreen[ScreenResultType]):
     """A screen whose layout passes settle sizes in one go, paint what they mark, render only
     what an update shows (see the module and `CroppedCompositor`), and send no repaint its
     paint already drew (`forget_drawn`)."""
