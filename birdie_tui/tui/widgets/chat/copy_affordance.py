@@ -7,11 +7,14 @@ In words, not a glyph: a symbol such as ⧉ is missing from common terminal font
 from __future__ import annotations
 
 from textual import events
+from textual.app import ComposeResult
+from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Label, Static
 from textual.widgets._markdown import MarkdownFence
 
 from birdie_tui.tui.copying import CopyText
+from birdie_tui.tui.widgets.chat.code_lines import CodeCache, CodeContent
 
 LABEL = "copy"
 LABEL_CELLS = len(LABEL) + 2  # with a space either side: what a click on it may hit
@@ -26,7 +29,8 @@ def on_label(widget: Widget, event: events.Click) -> bool:
 
 class CopyFence(MarkdownFence):
     """Textual's code block with "copy" on its top edge (the row its padding left blank), so
-    the block keeps its height; a click there copies its code, without the fences."""
+    the block keeps its height; a click there copies its code, without the fences. Its lines
+    are drawn once each while it streams (`code_lines`)."""
 
     DEFAULT_CSS = """
     CopyFence {
@@ -37,6 +41,25 @@ class CopyFence(MarkdownFence):
     }
     CopyFence:ansi > Label { padding: 0 0 1 0; }
     """
+
+    _code_cache: CodeCache | None = None
+
+    @property
+    def code_cache(self) -> CodeCache:
+        if self._code_cache is None:
+            self._code_cache = CodeCache()
+        return self._code_cache
+
+    def compose(self) -> ComposeResult:
+        yield Label(CodeContent(self._highlighted_code, self.code_cache), id="code-content",
+                    expand=True)
+
+    def set_content(self, content: Content) -> None:
+        super().set_content(CodeContent(content, self.code_cache))
+
+    def notify_style_update(self) -> None:
+        self.code_cache.clear()  # a theme's variables can restyle the spans: draw anew
+        super().notify_style_update()
 
     def on_mount(self) -> None:
         self.border_title = LABEL
