@@ -9,7 +9,8 @@ from textual.geometry import Region
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownFence
 
-from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage, ParagraphSplitter
+from birdie_tui.tui.widgets.chat.assistant_message import AssistantMessage
+from birdie_tui.tui.widgets.chat.reply_splitter import ParagraphSplitter
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 from tests.tui.chat.harness import ChatHarness
