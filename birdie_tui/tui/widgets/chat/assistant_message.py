@@ -40,6 +40,7 @@ from birdie_tui.tui.copying import CopyText
 from birdie_tui.tui.layout_pass import arranged_size
 from birdie_tui.tui.widgets.chat.copy_affordance import CopyButton, hovered, on_label
 from birdie_tui.tui.widgets.chat.flush_pacer import FLUSH_PERIOD, FlushPacer
+from birdie_tui.tui.widgets.chat.lexer_warmup import FenceWatch
 from birdie_tui.tui.widgets.chat.lite_reply import LiteReply
 from birdie_tui.tui.widgets.chat.reply_markdown import ReplyMarkdown
 from birdie_tui.tui.widgets.chat.reply_splitter import (
@@ -122,6 +123,7 @@ class AssistantMessage(Widget):
         self._interrupted = False
         self._pacer = FlushPacer(flush_interval)
         self._splitter = ParagraphSplitter(split_chars, quote_limit=QUOTE_SPLIT_CHARS)
+        self._fences = FenceWatch()  # a code block's lexer loads before the flush that needs it
         self._flush_lock = asyncio.Lock()
         # Split but not yet rendered: (starts a new Markdown widget?, text).
         self._queue: list[tuple[bool, str]] = []
@@ -199,6 +201,7 @@ class AssistantMessage(Widget):
             return
         self._parts.append(fragment)
         self._pending.append(fragment)
+        self._fences.feed(fragment)
         self._ask_flush()
 
     def _ask_flush(self) -> None:
