@@ -2,8 +2,8 @@
 
 While a code block streams, every flush gives its label the whole highlighted code again, and
 Textual wraps and renders every line of it, twice or three times a frame (its height, its
-width, its lines): a 300-line block cost 60-80 ms a flush, a 1,000-line one over 200 ms
-(bench/RESULTS.md §43). Code wraps line by line (a newline always ends a row), so a source
+width, its lines): a flush of a 300-line block cost 58 ms, of a 1,000-line one 162 ms
+(`bench/code_block.py`, bench/RESULTS.md §43). Code wraps line by line (a newline always ends a row), so a source
 line draws the same rows wherever the rest of the block changed, as long as it keeps its text,
 its spans and its place (each row carries its line number for text selection).
 
