@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.geometry import Offset
@@ -120,3 +122,26 @@ async def test_a_streaming_code_block_renders_only_its_new_lines() -> None:
         plain = Content(content.plain, list(content.spans))
         assert Visual.to_strips(label, content, width, None, label.visual_style) == \
             Visual.to_strips(label, plain, width, None, label.visual_style)
+
+
+async def test_code_without_a_language_is_drawn_plain_and_never_guessed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unlabelled fence streams without Pygments guessing its language (every lexer tried at
+    every flush): plain text, as the finished reply's renderer draws it; a labelled one is
+    still highlighted."""
+    import textual.highlight
+
+    def guess(code: str, path: str | None) -> str:
+        raise AssertionError("guessed")
+
+    monkeypatch.setattr(textual.highlight, "guess_language", guess)
+    app = Reply()
+    async with app.run_test(size=(80, 30)) as pilot:
+        markdown = app.query_one(ReplyMarkdown)
+        for piece in ("Plain:\n\n```\n", "def f(x):\n", "    return x\n", "```\n\n",
+                      "```python\n", "def g(): pass\n"):
+            await markdown.append(piece)
+            await pilot.pause()
+        plain, python = markdown.query(CopyFence)
+        assert {span.style for span in plain._highlighted_code.spans} <= {"$text"}
+        assert len({span.style for span in python._highlighted_code.spans}) > 1
