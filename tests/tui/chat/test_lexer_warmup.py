@@ -65,16 +65,25 @@ def test_a_streamed_reply_warms_its_fences_before_any_flush(warmed: list[str]) -
     assert warmed == ["rust"]
 
 
-def test_warm_imports_the_lexer_on_its_own_thread_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """COBOL's lexer module (not imported by anything else here) is in once the thread ends;
-    asking again starts nothing."""
+def test_warm_loads_the_lexer_on_its_own_thread_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lexer is looked up (Pygments imports its module then) on the warm-up thread, by its
+    lower-case name, and COBOL's is loaded once the thread ends; asking again starts nothing."""
     monkeypatch.setattr(lexer_warmup, "_started", set())
-    monkeypatch.delitem(sys.modules, "pygments.lexers.business", raising=False)
+    calls: list[tuple[str, str]] = []
+    real = lexer_warmup.get_lexer_by_name
+
+    def looked_up(name: str) -> object:
+        calls.append((name, threading.current_thread().name))
+        return real(name)
+
+    monkeypatch.setattr(lexer_warmup, "get_lexer_by_name", looked_up)
     thread = lexer_warmup.warm("COBOL")
-    assert thread is not None and thread is not threading.current_thread()
+    assert thread is not None
     thread.join(30)
+    assert calls == [("cobol", "birdie-lexer-warmup")]
     assert "pygments.lexers.business" in sys.modules
     assert lexer_warmup.warm("cobol") is None
+    assert len(calls) == 1
 
 
 def test_unknown_and_too_many_languages_start_no_trouble(monkeypatch: pytest.MonkeyPatch) -> None:
