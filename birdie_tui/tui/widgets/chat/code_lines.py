@@ -3,9 +3,10 @@
 While a code block streams, every flush gives its label the whole highlighted code again, and
 Textual wraps and renders every line of it, twice or three times a frame (its height, its
 width, its lines): a flush of a 300-line block cost 58 ms, of a 1,000-line one 162 ms
-(`bench/code_block.py`, bench/RESULTS.md §43). Code wraps line by line (a newline always ends a row), so a source
-line draws the same rows wherever the rest of the block changed, as long as it keeps its text,
-its spans and its place (each row carries its line number for text selection).
+(`bench/code_block.py`, bench/RESULTS.md §43). Code wraps line by line (a newline always ends
+a row), so a source line draws the same rows wherever the rest of the block changed, as long
+as it keeps its text, its spans and its place (each row carries its line number for text
+selection).
 
 `CodeContent` is the highlighted code with a cache its label keeps from one content to the next
 (`CodeCache`): rows per source line, keyed by what they are drawn from, and row counts per line
@@ -104,7 +105,5 @@ class CodeContent(Content):
                 rows = [Strip(*row.to_strip(style)) for row in formatted]
             after[key] = rows
             strips.extend(rows)
-            if height is not None and len(strips) >= height:
-                break
         self.cache.rows = after
         return strips if height is None else strips[:height]
