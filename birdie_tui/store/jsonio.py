@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import json.encoder
 import os
 import tempfile
 from collections.abc import Callable
@@ -66,9 +67,27 @@ def dumps_readable(data: Any) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-# One encoder for every value: `json.dumps(..., ensure_ascii=False)` builds a new one per call,
-# which was most of the cost of a session file's 200-entry logs (written after each model call).
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+def _value_encoder() -> Callable[[Any], str]:
+    """`JSONEncoder(ensure_ascii=False).encode`, made once. `json.dumps` builds an encoder per
+    call, and `encode` builds json's C encoder per call: that was half the cost of a small log
+    entry, and a session file's two 200-entry logs are written after each model call
+    (bench/RESULTS.md §44). The same C encoder with the same arguments gives the same text;
+    without the circular-reference check, which JSON read from a file cannot need (a cycle
+    would end in RecursionError instead of ValueError)."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without json's C speedups
+        return encoder.encode
+    one_shot = make(None, encoder.default, json.encoder.encode_basestring, None,
+                    encoder.key_separator, encoder.item_separator, False, False, True)
+
+    def encode(value: Any) -> str:
+        return "".join(one_shot(value, 0))
+
+    return encode
+
+
+_encode = _value_encoder()
 
 
 def _fsync_dir(directory: Path) -> None:
